@@ -1,0 +1,40 @@
+"""kernelviz: see inside what torch.compile (Inductor) generated, kernel by kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .model import MIME_TYPE, SCHEMA_VERSION, BufferEvent, Capture, FragmentNode, Graph, Kernel, Launch
+from .parse import ParseError
+
+__version__ = "0.1.0"
+__all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "ParseError", "capture",
+           "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
+
+
+def capture(*, fresh_compile: bool = True):
+    """Capture every graph Inductor compiles or runs inside ``with kernelviz.capture() as cap:``.
+
+    ``fresh_compile`` turns Inductor's FX graph cache off inside the block, so that each graph
+    compiled there goes through code generation, where kernelviz reads per-kernel metadata.
+    """
+    from .recorder import CaptureSession
+
+    return CaptureSession(fresh_compile=fresh_compile)
+
+
+def load(source: str | Path) -> Capture:
+    """A capture from saved Inductor output code: a path, a directory, or the code text.
+
+    Raises :class:`ParseError` when the input is not Inductor output code.
+    """
+    from .parse import load as _load
+
+    return _load(source)
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext kernelviz``: register the ``%%kernelviz`` magic."""
+    from .magic import register
+
+    register(ipython)

@@ -1,0 +1,259 @@
+"""The capture model: plain, typed, JSON-serialisable data that every front end reads.
+
+A :class:`Capture` holds the graphs Inductor compiled; each :class:`Graph` holds its
+kernels (each generated kernel once) and the launches of its wrapper's ``call()`` in order.
+This module imports nothing else from kernelviz.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+MIME_TYPE = "application/vnd.kernelviz.v1+json"
+
+
+@dataclass
+class SourceLocation:
+    """A line of the user's program that a kernel's nodes came from (FX stack trace)."""
+
+    file: str
+    line: int
+    function: str = ""
+    code: str = ""
+
+
+@dataclass
+class FragmentNode:
+    """One node of a kernel's graph fragment, as Inductor prints it."""
+
+    name: str
+    op: str  # "placeholder", "call_function", "output", ...
+    target: str = ""
+    dtype: str | None = None
+    shape: list[str] | None = None
+    stride: list[str] | None = None
+    device: str | None = None
+    users: int | None = None
+    args: str = ""
+    text: str = ""
+
+
+@dataclass
+class KernelTiming:
+    """Isolated timing of one generated kernel and facts of its compiled binary."""
+
+    isolated_ms: float | None = None
+    unit: str = "gpu"  # "gpu" (device time) or "cpu" (wall clock)
+    config: dict[str, Any] | None = None
+    num_regs: int | None = None
+    num_spills: int | None = None
+    shared_bytes: int | None = None
+    error: str | None = None
+
+
+@dataclass
+class LaunchTiming:
+    """In-graph timing of one launch of ``call()``."""
+
+    in_graph_ms: float | None = None
+    unit: str = "gpu"
+    share: float | None = None
+    bytes: int | None = None
+    gb_per_s: float | None = None
+    pct_peak_bw: float | None = None
+    flops: float | None = None
+    tflop_per_s: float | None = None
+    pct_peak_flops: float | None = None
+    device_kernels: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class Kernel:
+    """A kernel Inductor generated (defined once in the output code)."""
+
+    name: str
+    kind: str  # "triton", "triton_template", "cpp", or the async_compile method met
+    source: str
+    source_nodes: list[str] = field(default_factory=list)
+    original_aten: list[str] = field(default_factory=list)
+    node_mapping: dict[str, list[str]] = field(default_factory=dict)  # source node -> ATen nodes
+    fragment: list[FragmentNode] = field(default_factory=list)
+    locations: list[SourceLocation] = field(default_factory=list)
+    metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"
+    path: str | None = None  # Inductor's "kernel path" comment
+    kernel_type: str | None = None  # pointwise, reduction, persistent_reduction, template, ...
+    triton_meta: dict[str, Any] | None = None
+    inductor_meta: dict[str, Any] | None = None
+    arg_types: list[str] | None = None  # C++ kernels: the pybinding argument types
+    timing: KernelTiming | None = None
+
+    def _meta(self, key: str) -> Any:
+        return (self.inductor_meta or {}).get(key)
+
+    @property
+    def num_load(self) -> int | None:
+        return self._meta("num_load")
+
+    @property
+    def num_store(self) -> int | None:
+        return self._meta("num_store")
+
+    @property
+    def num_reduction(self) -> int | None:
+        return self._meta("num_reduction")
+
+    @property
+    def num_gb(self) -> float | None:
+        return self._meta("kernel_num_gb")
+
+
+@dataclass
+class Launch:
+    """One step of ``call()`` that runs work: a generated-kernel launch or an extern call."""
+
+    index: int
+    step: int  # position among all of call()'s steps (launches and buffer events)
+    kernel_name: str | None = None  # set for generated kernels
+    op: str | None = None  # set for extern calls: "extern_kernels.addmm", "aten.convolution", ...
+    source_nodes: list[str] = field(default_factory=list)
+    original_aten: list[str] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    line: int = 0  # 1-based line in the graph's output code
+    text: str = ""
+    timing: LaunchTiming | None = None
+
+    @property
+    def name(self) -> str:
+        return self.kernel_name or self.op or "?"
+
+
+
+@dataclass
+class BufferEvent:
+    """A buffer allocation, reuse, view or free in ``call()``."""
+
+    step: int
+    kind: str  # "alloc", "reuse", "free"
+    buffer: str
+    source: str | None = None  # reuse: the buffer whose memory is taken over
+    dtype: str | None = None
+    shape: list[str] | None = None
+    stride: list[str] | None = None
+    device: str | None = None
+    nbytes: int | None = None  # None when the size is symbolic
+    line: int = 0
+
+
+@dataclass
+class TensorSpec:
+    """An input of ``call()``: its name and, where the code asserts it, size and stride."""
+
+    name: str
+    shape: list[str] | None = None
+    stride: list[str] | None = None
+    dtype: str | None = None
+    device: str | None = None
+
+
+@dataclass
+class Graph:
+    """One compiled graph: its output code, kernels, and the launches of ``call()``."""
+
+    id: str  # Inductor's AOT id, e.g. "0_forward", or a name given on load
+    kind: str  # "forward", "backward", "inference", or "unknown"
+    device: str  # "cuda", "cpu", ...
+    code: str
+    kernels: list[Kernel] = field(default_factory=list)
+    launches: list[Launch] = field(default_factory=list)
+    memory: list[BufferEvent] = field(default_factory=list)
+    inputs: list[TensorSpec] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    calls: int = 0  # times call() ran during the capture
+    compile_s: float | None = None
+    gpu_busy_ms: float | None = None  # end-to-end CUDA-event time of call(), once timed
+    timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
+    warnings: list[str] = field(default_factory=list)
+
+    def kernel(self, name: str) -> Kernel:
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        raise KeyError(name)
+
+
+@dataclass
+class Capture:
+    """Every graph Inductor compiled (or ran) in one capture."""
+
+    graphs: list[Graph] = field(default_factory=list)
+    torch_version: str | None = None
+    triton_version: str | None = None
+    device_name: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        return [k for g in self.graphs for k in g.kernels]
+
+    @property
+    def launches(self) -> list[Launch]:
+        return [launch for g in self.graphs for launch in g.launches]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Capture:
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(
+                f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {SCHEMA_VERSION})"
+            )
+        return _build(cls, data)
+
+    @classmethod
+    def from_json(cls, text: str) -> Capture:
+        return cls.from_dict(json.loads(text))
+
+
+def _build(tp: Any, value: Any) -> Any:
+    """Rebuild typed data from its JSON form, guided by the dataclass annotations."""
+    if value is None:
+        return None
+    if dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        return tp(**{k: _build(hints[k], v) for k, v in value.items() if k in hints})
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _build(inner[0], value) if len(inner) == 1 else value
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return [_build(item, v) for v in value]
+    if origin is dict:
+        _, item = typing.get_args(tp)
+        return {k: _build(item, v) for k, v in value.items()}
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(tp: type) -> dict[str, Any]:
+    if tp not in _HINTS:
+        names = {f.name for f in dataclasses.fields(tp)}
+        _HINTS[tp] = {k: v for k, v in typing.get_type_hints(tp).items() if k in names}
+    return _HINTS[tp]

@@ -1,0 +1,81 @@
+"""Parse the metadata comments Inductor writes above kernels and launches.
+
+The same text is what ``torch._inductor.utils.get_kernel_metadata`` returns, so live captures
+feed Inductor's own metadata through this parser too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..model import FragmentNode
+
+_HEADER = re.compile(r"^(Topologically Sorted|Unsorted) Source Nodes: \[(.*)\], Original ATen: \[(.*)\]$")
+_MAPPING = re.compile(r"^(\S+) => (.*)$")
+_FRAGMENT = re.compile(r"^%(\w+) : (.*?) = (\w+)\[target=(.*?)\](?:\((.*)\))?$")
+_TENSOR = re.compile(r'^Tensor "(\w+)\[(.*?)\]\[(.*?)\]([^"]*)"')
+_USERS = re.compile(r"\[num_users=(\d+)\]")
+_RETURN = re.compile(r"^return (.*)$")
+
+
+@dataclass
+class Origin:
+    """Origin metadata of a kernel or launch, as parsed from Inductor's comments."""
+
+    source_nodes: list[str] = field(default_factory=list)
+    original_aten: list[str] = field(default_factory=list)
+    node_mapping: dict[str, list[str]] = field(default_factory=dict)
+    fragment: list[FragmentNode] = field(default_factory=list)
+    path: str | None = None
+    found: bool = False  # a "Source Nodes" header was present
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def parse_origin(lines: list[str], comment: str = "#") -> Origin:
+    """Parse comment lines (with their ``#`` or ``//`` marker) into an :class:`Origin`."""
+    origin = Origin()
+    section = None
+    for raw in lines:
+        text = raw.strip()
+        if not text.startswith(comment):
+            continue
+        body = text[len(comment):]
+        line = body.strip()
+        if line.startswith("kernel path:"):
+            origin.path = line.split(":", 1)[1].strip()
+        elif m := _HEADER.match(line):
+            origin.found = True
+            origin.source_nodes, origin.original_aten = _names(m.group(2)), _names(m.group(3))
+            section = None
+        elif line == "Source node to ATen node mapping:":
+            section = "mapping"
+        elif line == "Graph fragment:":
+            section = "fragment"
+        elif section == "mapping" and (m := _MAPPING.match(line)):
+            origin.node_mapping[m.group(1)] = _names(m.group(2))
+        elif section == "fragment" and line:
+            origin.fragment.append(parse_fragment_line(line))
+    return origin
+
+
+def parse_fragment_line(line: str) -> FragmentNode:
+    """One ``%name : Tensor "f32[8, 64][64, 1]cpu"[num_users=2] = op[target=...](args = ...)`` line."""
+    if m := _RETURN.match(line):
+        return FragmentNode(name="output", op="output", args=m.group(1), text=line)
+    m = _FRAGMENT.match(line)
+    if not m:
+        return FragmentNode(name="?", op="unknown", text=line)
+    name, type_text, op, target, args = m.groups()
+    node = FragmentNode(name=name, op="placeholder" if op == "PlaceHolder" else op, target=target,
+                        args=args or "", text=line)
+    if t := _TENSOR.match(type_text):
+        node.dtype = t.group(1)
+        node.shape, node.stride = _names(t.group(2)), _names(t.group(3))
+        node.device = t.group(4) or None
+    if u := _USERS.search(type_text):
+        node.users = int(u.group(1))
+    return node

@@ -1,0 +1,114 @@
+"""Find the kernels an output-code module defines with ``NAME = async_compile.KIND(...)``."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from dataclasses import dataclass
+
+from ..model import Kernel
+from .comments import parse_origin
+from .literals import parse_call_kwargs
+
+_DEFINE = re.compile(r"^(\w+) = async_compile\.(\w+)\((.*)$", re.M)
+_TRIPLE = re.compile(r"""[rR]?('''|\"\"\")""")
+_DECORATOR = re.compile(r"^@triton_heuristics\.(\w+)\(", re.M)
+_JIT = re.compile(r"^\)\n@triton\.jit", re.M)
+_CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
+
+KINDS = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
+KNOWN = {"triton", "cpp_pybinding", "cpp", "cuda", "rocm", "halide", "metal", "mps", "pallas",
+         "multi_kernel", "size_hint_multi_kernel", "cutedsl", "nv_universal_gemm"}
+
+
+@dataclass
+class Definition:
+    """Where a kernel definition sits in the output code (0-based line numbers, end exclusive)."""
+
+    kernel: Kernel
+    first_line: int
+    end_line: int
+
+
+def find_kernels(text: str, lines: list[str], line_starts: list[int], warnings: list[str]) -> list[Definition]:
+    """Every kernel definition in module order, each once, with its comment metadata."""
+    found: list[Definition] = []
+    seen: set[str] = set()
+    for m in _DEFINE.finditer(text):
+        name, method, rest = m.group(1), m.group(2), m.group(3)
+        first = _line_of(line_starts, m.start())
+        if found and first < found[-1].end_line:
+            continue  # inside the previous kernel's source
+        source, end = name, first + 1
+        q = _TRIPLE.search(rest)
+        if q:
+            open_at = m.start(3) + q.end()
+            close_at = text.find(q.group(1), open_at)
+            if close_at < 0:
+                warnings.append(f"kernel {name}: unterminated source string; kept the line as raw text")
+                source = lines[first]
+            else:
+                source = text[open_at:close_at].lstrip("\n")
+                end = _line_of(line_starts, close_at) + 1
+        else:
+            source = lines[first]
+        if name in seen:
+            continue
+        seen.add(name)
+        if method not in KNOWN:
+            warnings.append(f"kernel {name}: unknown kernel kind async_compile.{method}; kept as raw text")
+        kernel = Kernel(name=name, kind=KINDS.get(method, method), source=source)
+        _read_comments(kernel, lines, first)
+        try:
+            if method == "triton":
+                _read_triton(kernel)
+            elif kernel.kind == "cpp" and q:
+                kernel.arg_types = ast.literal_eval(rest[: q.start()].rstrip().rstrip(","))
+        except (SyntaxError, ValueError, AssertionError) as exc:
+            warnings.append(f"kernel {name}: could not read its metadata ({type(exc).__name__}); kept as raw text")
+        found.append(Definition(kernel, first, end))
+    return found
+
+
+def _line_of(line_starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(line_starts, offset) - 1
+
+
+def _read_comments(kernel: Kernel, lines: list[str], def_line: int) -> None:
+    start = def_line
+    while start > 0 and lines[start - 1].startswith("#"):
+        start -= 1
+    origin = parse_origin(lines[start:def_line])
+    kernel.path = origin.path
+    if origin.found:
+        kernel.metadata_from = "comment"
+        kernel.source_nodes, kernel.original_aten = origin.source_nodes, origin.original_aten
+        kernel.node_mapping, kernel.fragment = origin.node_mapping, origin.fragment
+
+
+def _read_triton(kernel: Kernel) -> None:
+    deco = _DECORATOR.search(kernel.source)
+    if not deco:
+        return
+    kernel.kernel_type = deco.group(1)
+    if kernel.kernel_type == "template":
+        kernel.kind = "triton_template"
+    end = _JIT.search(kernel.source, deco.end())
+    if not end:
+        raise ValueError("decorator end")
+    meta = parse_call_kwargs(kernel.source[deco.end() - 1 : end.start() + 1])
+    kernel.triton_meta = meta.get("triton_meta")
+    kernel.inductor_meta = meta.get("inductor_meta")
+    if "size_hints" in meta and isinstance(kernel.inductor_meta, dict):
+        kernel.inductor_meta.setdefault("size_hints", meta["size_hints"])
+
+
+def param_names(kernel: Kernel) -> list[str]:
+    """The kernel's parameter names in call order (pointers and scalars, no constexprs)."""
+    if kernel.triton_meta and isinstance(kernel.triton_meta.get("signature"), dict):
+        sig = kernel.triton_meta["signature"]
+        return [k for k, v in sig.items() if v != "constexpr"]
+    if kernel.kind == "cpp" and (m := _CPP_PARAMS.search(kernel.source)):
+        return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
+    return []

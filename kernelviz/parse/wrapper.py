@@ -1,0 +1,251 @@
+"""Read the wrapper's ``call()``: launches, extern calls, buffer events, inputs and outputs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..model import BufferEvent, Kernel, Launch, TensorSpec
+from .comments import parse_origin
+from .kernels import param_names
+
+_CALL_DEF = re.compile(r"^(\s*)def call\((?:self, )?args\):\s*$")
+_PARTITION_DEF = re.compile(r"^def (partition_\d+)\(args\):\s*$")
+_PARTITION_USE = re.compile(r"self\.partitions\[(\d+)\]")
+_ASSIGN = re.compile(r"^([\w, ()]+?) = (.*)$")
+_CALLEE = re.compile(r"^([\w.]+)\(")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_ALLOC = re.compile(r"^empty_strided(?:_(\w+))?\(\((.*?)\), \((.*?)\), (?:dtype=)?torch\.(\w+)")
+_ASSERT = re.compile(r"^assert_size_stride\((\w+), \((.*?)\), \((.*?)\)")
+_RAND = re.compile(r"^\s*(\w+) = rand_strided\(\((.*?)\), \((.*?)\), device='([^']*)', dtype=torch\.(\w+)\)")
+
+# Calls in call() that do bookkeeping, not work.
+SKIP = {"assert_size_stride", "assert_alignment", "get_raw_stream", "torch.cuda.set_device", "args.clear",
+        "reinterpret_tensor", "run_intermediate_hooks", "print", "torch.cuda._DeviceGuard", "len",
+        "check_alignment"}
+
+DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float64": 8, "double": 8,
+               "int64": 8, "long": 8, "int32": 4, "int": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
+               "complex64": 8, "complex128": 16, "float8_e4m3fn": 1, "float8_e5m2": 1}
+
+
+@dataclass
+class CallBody:
+    """What call() does, in order."""
+
+    launches: list[Launch] = field(default_factory=list)
+    memory: list[BufferEvent] = field(default_factory=list)
+    inputs: list[TensorSpec] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    device: str | None = None
+    found: bool = False
+
+
+def split_args(text: str) -> list[str]:
+    """Split a call's argument text at its top-level commas."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    tail = text[start:].strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+def _call_args(expr: str) -> list[str]:
+    """Arguments of ``callee(...)``; the closing paren is the last one of the expression."""
+    return split_args(expr[expr.index("(") + 1 : expr.rindex(")")])
+
+
+def _body(lines: list[str], def_line: int) -> list[tuple[int, str]]:
+    indent = len(lines[def_line]) - len(lines[def_line].lstrip())
+    body = []
+    for i in range(def_line + 1, len(lines)):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        if stripped:
+            body.append((i, stripped))
+    return body
+
+
+def _nbytes(shape: list[str], stride: list[str], dtype: str) -> int | None:
+    try:
+        sizes, strides = [int(s) for s in shape], [int(s) for s in stride]
+    except ValueError:
+        return None
+    if any(s == 0 for s in sizes):
+        return 0
+    return (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * DTYPE_BYTES.get(dtype, 4)
+
+
+def _dims(text: str) -> list[str]:
+    return [d.strip() for d in text.split(",") if d.strip()]
+
+
+class _Reader:
+    def __init__(self, lines: list[str], kernels: dict[str, Kernel], skip: set[int]):
+        self.lines, self.kernels, self.skip = lines, kernels, skip
+        self.out = CallBody()
+        self.known: set[str] = set()  # inputs and buffers defined so far
+        self.pending: list[str] = []  # comment lines waiting for the next launch
+        self.step = 0
+        self.extern_outputs: set[str] = set()
+        self.partitions = {m.group(1): i for i, line in enumerate(lines)
+                           if i not in skip and (m := _PARTITION_DEF.match(line))}
+
+    def read(self) -> CallBody:
+        for i, line in enumerate(self.lines):
+            if i not in self.skip and _CALL_DEF.match(line):
+                self.out.found = True
+                self._block(_body(self.lines, i))
+                break
+        self._input_types()
+        return self.out
+
+    def _block(self, body: list[tuple[int, str]]) -> None:
+        for lineno, text in body:
+            if text.startswith("#"):
+                self.pending = [text] if "Source Nodes:" in text else self.pending + [text]
+                continue
+            reuse = text.endswith("# reuse")
+            code = text.split("  #", 1)[0] if "  #" in text else text
+            for stmt in code.split("; "):
+                self._statement(lineno, stmt.strip(), reuse, text)
+            if m := _PARTITION_USE.search(text):
+                name = f"partition_{m.group(1)}"
+                if name in self.partitions:
+                    self._block(_body(self.lines, self.partitions[name]))
+
+    def _event(self, **kw) -> None:
+        self.out.memory.append(BufferEvent(step=self.step, **kw))
+        self.step += 1
+
+    def _statement(self, lineno: int, stmt: str, reuse: bool, text: str) -> None:
+        line = lineno + 1
+        if stmt.startswith("del "):
+            for name in split_args(stmt[4:]):
+                self._event(kind="free", buffer=name, line=line)
+            return
+        if stmt.startswith("return "):
+            value = stmt[7:].strip()
+            self.out.outputs = split_args(value[1:-1] if value.startswith("(") else value)
+            return
+        if stmt.startswith(("with ", "if ", "else", "for ", "pass")):
+            return
+        targets, expr = [], stmt
+        if m := _ASSIGN.match(stmt):
+            targets, expr = _IDENT.findall(m.group(1)), m.group(2).strip()
+        if expr == "args":
+            self.out.inputs = [TensorSpec(name=t) for t in targets]
+            self.known.update(targets)
+            return
+        if a := _ASSERT.match(expr):
+            self._assert(a, line)
+            return
+        if (a := _ALLOC.match(expr)) and targets:
+            shape, stride, dtype = _dims(a.group(2)), _dims(a.group(3)), a.group(4)
+            self.out.device = self.out.device or a.group(1)
+            self._event(kind="alloc", buffer=targets[0], dtype=dtype, shape=shape, stride=stride,
+                        device=a.group(1), nbytes=_nbytes(shape, stride, dtype), line=line)
+            self.known.update(targets)
+            return
+        callee = _CALLEE.match(expr)
+        if targets and not callee or (callee and callee.group(1) == "reinterpret_tensor"):
+            base = next((n for n in _IDENT.findall(expr) if n in self.known), None)
+            if reuse and base:
+                self._event(kind="reuse", buffer=targets[0], source=base, line=line)
+            self.known.update(targets)
+            return
+        if not callee:
+            if targets:
+                self.known.update(targets)
+            return
+        name = callee.group(1)
+        if name in SKIP or name.startswith("empty_strided"):
+            return
+        self._launch(line, name, expr, targets, text)
+        self.known.update(targets)
+        self.extern_outputs.update(targets)
+
+    def _assert(self, a: re.Match, line: int) -> None:
+        name, shape, stride = a.group(1), _dims(a.group(2)), _dims(a.group(3))
+        spec = next((s for s in self.out.inputs if s.name == name), None)
+        if spec is not None:
+            spec.shape, spec.stride = spec.shape or shape, spec.stride or stride
+        elif name in self.extern_outputs:  # a buffer an extern call allocated: its size, not its dtype
+            self.extern_outputs.discard(name)
+            self._event(kind="alloc", buffer=name, shape=shape, stride=stride, line=line)
+
+    def _launch(self, line: int, name: str, expr: str, targets: list[str], text: str) -> None:
+        kernel_name = name[: -len(".run")] if name.endswith(".run") else name
+        args = _call_args(expr)
+        launch = Launch(index=len(self.out.launches), step=self.step, line=line, text=text, args=args)
+        origin = parse_origin(self.pending)
+        self.pending = []
+        if kernel_name in self.kernels:
+            kernel = self.kernels[kernel_name]
+            launch.kernel_name = kernel_name
+            self._kernel_rw(launch, kernel)
+            if not origin.found:
+                origin.source_nodes, origin.original_aten = kernel.source_nodes, kernel.original_aten
+        else:
+            launch.op = name[len("torch.ops."):] if name.startswith("torch.ops.") else name
+            self._extern_rw(launch, name, targets)
+        launch.source_nodes, launch.original_aten = list(origin.source_nodes), list(origin.original_aten)
+        self.out.launches.append(launch)
+        self.step += 1
+
+    def _buffer(self, arg: str) -> str | None:
+        if arg.startswith("stream="):
+            return None
+        return next((n for n in _IDENT.findall(arg.split("=", 1)[-1]) if n in self.known), None)
+
+    def _kernel_rw(self, launch: Launch, kernel: Kernel) -> None:
+        params = param_names(kernel)
+        for i, arg in enumerate(launch.args):
+            buf = self._buffer(arg)
+            if buf is None:
+                continue
+            param = params[i] if i < len(params) else ""
+            if not param.startswith("out_"):
+                launch.reads.append(buf)
+            if param.startswith(("out_", "in_out_")):
+                launch.writes.append(buf)
+
+    def _extern_rw(self, launch: Launch, name: str, targets: list[str]) -> None:
+        launch.writes.extend(t for t in targets)
+        receiver = name.split(".")[0]
+        if receiver in self.known and name.endswith("_"):  # in-place method, e.g. buf1.copy_(buf0)
+            launch.writes.append(receiver)
+        for arg in launch.args:
+            buf = self._buffer(arg)
+            if buf is None:
+                continue
+            (launch.writes if arg.startswith("out=") else launch.reads).append(buf)
+
+    def _input_types(self) -> None:
+        by_name = {spec.name: spec for spec in self.out.inputs}
+        for line in self.lines:
+            if (m := _RAND.match(line)) and m.group(1) in by_name:
+                spec = by_name[m.group(1)]
+                spec.device, spec.dtype = m.group(4), m.group(5)
+                spec.shape = spec.shape or _dims(m.group(2))
+                spec.stride = spec.stride or _dims(m.group(3))
+
+
+def read_call(lines: list[str], kernels: dict[str, Kernel], skip: set[int]) -> CallBody:
+    """Parse ``call()`` (a module function or the ``Runner`` method), skipping kernel-source lines."""
+    return _Reader(lines, kernels, skip).read()

@@ -1,0 +1,75 @@
+"""Turn what the hooks saw into the model: parse each module's code, then lay Inductor's own
+per-kernel metadata (from the compile) over what the code's comments say."""
+
+from __future__ import annotations
+
+import re
+
+from ..model import Graph, Kernel, SourceLocation
+from ..parse import parse_graph
+from ..parse.comments import parse_origin
+from .inductor import KernelRecord, kernel_records
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')
+_MAX_LOCATIONS = 20
+
+
+def build_graph(code: str) -> Graph:
+    """The graph model of one compiled module, with live metadata where the compile was seen."""
+    graph = parse_graph(code)
+    records = kernel_records(code)
+    if records is None:
+        if any(k.metadata_from == "none" for k in graph.kernels):
+            graph.warnings.append("compiled before the capture started: metadata of kernels without "
+                                  "comments (C++ kernels) is unknown; re-run after torch._dynamo.reset()")
+        return graph
+    by_name: dict[str, list[KernelRecord]] = {}
+    for record in records:
+        by_name.setdefault(record.name, []).append(record)
+    for kernel in graph.kernels:
+        if kernel.name in by_name:
+            _apply(kernel, by_name[kernel.name][0])
+    _fill_launches(graph, records)
+    return graph
+
+
+def _apply(kernel: Kernel, record: KernelRecord) -> None:
+    origin = parse_origin((record.metadata + "\n" + record.detail).splitlines())
+    kernel.source_nodes, kernel.original_aten = origin.source_nodes, origin.original_aten
+    kernel.node_mapping, kernel.fragment = origin.node_mapping, origin.fragment
+    kernel.metadata_from = "inductor"
+    kernel.locations = locations(record.stack_traces)
+
+
+def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:
+    """Launches without a comment (C++ kernels) take the metadata of their define_kernel call, in order."""
+    queue = list(records)
+    for launch in graph.launches:
+        if launch.kernel_name is None:
+            continue
+        match = next((r for r in queue if r.name == launch.kernel_name), None)
+        if match is None:
+            continue
+        queue.remove(match)
+        if not launch.source_nodes:
+            origin = parse_origin(match.metadata.splitlines())
+            launch.source_nodes, launch.original_aten = origin.source_nodes, origin.original_aten
+
+
+def locations(stack_traces: list[str]) -> list[SourceLocation]:
+    """The user's lines in FX stack traces: per trace, its innermost frame outside torch itself."""
+    found: list[SourceLocation] = []
+    seen = set()
+    for trace in stack_traces:
+        frames = _FRAME.findall(trace)
+        if not frames:
+            continue
+        user = [f for f in frames if "/torch/" not in f[0]] or frames
+        file, line, function, code = user[-1]
+        key = (file, int(line))
+        if key not in seen:
+            seen.add(key)
+            found.append(SourceLocation(file=file, line=int(line), function=function, code=code.strip()))
+        if len(found) >= _MAX_LOCATIONS:
+            break
+    return found

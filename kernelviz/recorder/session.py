@@ -1,0 +1,121 @@
+"""``kernelviz.capture()``: record every graph Inductor compiles or runs inside a ``with`` block."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Capture
+from . import inductor
+from .overlay import build_graph
+
+
+@dataclass
+class GraphRun:
+    """What the hooks saw of one module during a capture (not serialised)."""
+
+    code: str
+    calls: int = 0
+    compiled: Any = None  # weakref to the CompiledFxGraph
+    inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
+    first_seen: float = field(default_factory=time.perf_counter)
+
+
+_LIVE: dict[int, dict[str, GraphRun]] = {}
+
+
+def live_runs(capture: Capture) -> list[GraphRun]:
+    """The runtime side of a capture made in this process, graph by graph (empty for a loaded one)."""
+    runs = _LIVE.get(id(capture), {})
+    return [runs[inductor.code_key(g.code)] for g in capture.graphs if inductor.code_key(g.code) in runs]
+
+
+class CaptureSession:
+    """Context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`,
+    filled in when the block exits (also when it raises)."""
+
+    def __init__(self, *, fresh_compile: bool = True) -> None:
+        self.fresh_compile = fresh_compile
+        self.runs: dict[str, GraphRun] = {}
+        self.warnings: list[str] = []
+        self.capture = Capture()
+        self._config: contextlib.ExitStack | None = None
+        _LIVE[id(self.capture)] = self.runs
+        weakref.finalize(self.capture, _LIVE.pop, id(self.capture), None)
+
+    # Recorder protocol -------------------------------------------------------------------
+    def on_code(self, code: str) -> None:
+        self.runs.setdefault(inductor.code_key(code), GraphRun(code))
+
+    def on_call(self, compiled: Any, inputs: Any) -> None:
+        code = getattr(compiled, "source_code", None)
+        if not isinstance(code, str):
+            return
+        run = self.runs.setdefault(inductor.code_key(code), GraphRun(code))
+        run.calls += 1
+        if run.compiled is None:
+            run.compiled = weakref.ref(compiled)
+            run.inputs = [_weak(x) for x in inputs]
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    # Context manager ---------------------------------------------------------------------
+    def __enter__(self) -> Capture:
+        import torch._inductor.config as inductor_config
+
+        self._config = contextlib.ExitStack()
+        if self.fresh_compile:  # a cache hit skips codegen, where per-kernel metadata comes from
+            self._config.enter_context(inductor_config.patch(fx_graph_cache=False))
+        skipped = inductor.attach(self)
+        if skipped:
+            self.warn("some Inductor hooks are missing in this torch version: " + ", ".join(skipped))
+        return self.capture
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            inductor.detach(self)
+        finally:
+            if self._config is not None:
+                self._config.close()
+        self._build(self.capture)
+
+    def _build(self, capture: Capture) -> None:
+        for key, value in environment().items():
+            setattr(capture, key, value)
+        capture.warnings.extend(self.warnings)
+        for run in sorted(self.runs.values(), key=lambda r: r.first_seen):
+            try:
+                graph = build_graph(run.code)
+            except Exception as exc:  # noqa: BLE001 - one bad module must not lose the others
+                capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
+                continue
+            graph.calls = run.calls
+            capture.graphs.append(graph)
+        if not capture.graphs:
+            capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture")
+
+
+def _weak(value: Any) -> Any:
+    try:
+        return weakref.ref(value)
+    except TypeError:
+        return value
+
+
+def environment() -> dict[str, Any]:
+    """Versions and device of this process, for the capture's header."""
+    import torch
+
+    try:
+        import triton
+
+        triton_version = triton.__version__
+    except ImportError:
+        triton_version = None
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {"torch_version": torch.__version__, "triton_version": triton_version, "device_name": device}

@@ -1,0 +1,1 @@
+"""Renderers of the model: functions of a Capture, no torch or IPython inside."""
