@@ -32,7 +32,7 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     definitions = find_kernels(text, lines, starts, warnings)
     skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
     kernels = {d.kernel.name: d.kernel for d in definitions}
-    body = read_call(lines, kernels, skip)
+    body = read_call(lines, kernels, skip, warnings)
     if not definitions and not body.found:
         raise ParseError(f"found no kernels and no call(args); {EXPECTED}")
     if not body.found:

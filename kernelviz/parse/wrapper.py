@@ -65,7 +65,8 @@ def split_args(text: str) -> list[str]:
 
 def _call_args(expr: str) -> list[str]:
     """Arguments of ``callee(...)``; the closing paren is the last one of the expression."""
-    return split_args(expr[expr.index("(") + 1 : expr.rindex(")")])
+    close = expr.rfind(")")
+    return split_args(expr[expr.index("(") + 1 : close if close > 0 else len(expr)])
 
 
 def _body(lines: list[str], def_line: int) -> list[tuple[int, str]]:
@@ -96,8 +97,8 @@ def _dims(text: str) -> list[str]:
 
 
 class _Reader:
-    def __init__(self, lines: list[str], kernels: dict[str, Kernel], skip: set[int]):
-        self.lines, self.kernels, self.skip = lines, kernels, skip
+    def __init__(self, lines: list[str], kernels: dict[str, Kernel], skip: set[int], warnings: list[str]):
+        self.lines, self.kernels, self.skip, self.warnings = lines, kernels, skip, warnings
         self.out = CallBody()
         self.known: set[str] = set()  # inputs and buffers defined so far
         self.pending: list[str] = []  # comment lines waiting for the next launch
@@ -123,7 +124,11 @@ class _Reader:
             reuse = text.endswith("# reuse")
             code = text.split("  #", 1)[0] if "  #" in text else text
             for stmt in code.split("; "):
-                self._statement(lineno, stmt.strip(), reuse, text)
+                try:
+                    self._statement(lineno, stmt.strip(), reuse, text)
+                except (ValueError, IndexError, KeyError) as exc:
+                    self.warnings.append(f"line {lineno + 1} of call() not understood ({type(exc).__name__}); "
+                                         "kept as raw text")
             if m := _PARTITION_USE.search(text):
                 name = f"partition_{m.group(1)}"
                 if name in self.partitions:
@@ -246,6 +251,6 @@ class _Reader:
                 spec.stride = spec.stride or _dims(m.group(3))
 
 
-def read_call(lines: list[str], kernels: dict[str, Kernel], skip: set[int]) -> CallBody:
+def read_call(lines: list[str], kernels: dict[str, Kernel], skip: set[int], warnings: list[str]) -> CallBody:
     """Parse ``call()`` (a module function or the ``Runner`` method), skipping kernel-source lines."""
-    return _Reader(lines, kernels, skip).read()
+    return _Reader(lines, kernels, skip, warnings).read()

@@ -1,0 +1,164 @@
+"""Live captures on the CPU: every graph is seen, C++ kernels carry Inductor's own metadata,
+and the capture changes nothing the user sees."""
+
+import gc
+import uuid
+import weakref
+
+import pytest
+import torch
+from torch._dynamo.utils import counters
+
+import kernelviz
+import zoo
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _originals():
+    from torch._inductor.codegen.cpp import CppScheduling
+    from torch._inductor.codegen.triton import TritonScheduling
+    from torch._inductor.graph import GraphLowering
+    from torch._inductor.output_code import CompiledFxGraph
+
+    return (GraphLowering.__dict__["save_output_code"], CppScheduling.__dict__["define_kernel"],
+            TritonScheduling.__dict__["define_kernel"], CompiledFxGraph.__dict__["__call__"])
+
+
+def _inputs():
+    torch.manual_seed(0)
+    return torch.randn(16, 32), torch.randn(32), torch.randn(32)
+
+
+def test_layer_norm_relu_metadata_from_inductor():
+    x, w, b = _inputs()
+    with kernelviz.capture() as cap:
+        out = torch.compile(zoo.layer_norm_relu)(x, w, b)
+    torch.testing.assert_close(out, zoo.layer_norm_relu(x, w, b))
+    (graph,) = cap.graphs
+    assert (graph.kind, graph.device, graph.calls) == ("inference", "cpu", 1)
+    (kernel,) = graph.kernels
+    assert kernel.kind == "cpp" and "extern \"C\"" in kernel.source
+    assert "aten.native_layer_norm" in kernel.original_aten and "aten.relu" in kernel.original_aten
+    assert kernel.source_nodes and kernel.metadata_from == "inductor"
+    assert set(kernel.node_mapping) == set(kernel.source_nodes)
+    names = {n.name for n in kernel.fragment}
+    assert {"var_mean", "relu"} <= names
+    placeholder = next(n for n in kernel.fragment if n.op == "placeholder" and n.shape == ["16", "32"])
+    assert placeholder.dtype == "f32" and placeholder.stride == ["32", "1"]
+    assert any(loc.file == zoo.__file__ and "layer_norm" in loc.code for loc in kernel.locations)
+    (launch,) = graph.launches
+    assert launch.kernel_name == kernel.name and launch.original_aten == kernel.original_aten
+
+
+def test_training_step_forward_and_backward():
+    model = zoo.make_mlp()
+    x, target = torch.randn(8, 32), torch.randint(0, 32, (8,))
+    with kernelviz.capture() as cap:
+        loss = torch.compile(zoo.training_step)(model, x, target)
+    assert loss.requires_grad is False or loss.grad_fn is not None
+    assert [g.kind for g in cap.graphs] == ["forward", "backward"]
+    assert all(g.calls == 1 for g in cap.graphs)
+    backward = cap.graphs[1]
+    assert any(op.startswith("aten.") and "backward" in op for k in backward.kernels for op in k.original_aten)
+    assert any(launch.op == "extern_kernels.mm" for launch in backward.launches)
+    assert all(k.source_nodes for k in cap.kernels)
+    assert model[0].weight.grad is not None
+
+
+def test_graph_break_gives_one_graph_per_part():
+    x = torch.randn(64)
+    with kernelviz.capture() as cap:
+        out = torch.compile(zoo.with_graph_break)(x)
+    torch.testing.assert_close(out, zoo.with_graph_break(x))
+    assert len(cap.graphs) == 2
+    assert any("aten.sin" in k.original_aten for k in cap.graphs[0].kernels)
+    assert any("aten.cos" in k.original_aten for k in cap.graphs[1].kernels)
+
+
+def test_recompile_for_a_new_shape_is_a_new_graph():
+    fn = torch.compile(zoo.reduction, dynamic=False)
+    with kernelviz.capture() as cap:
+        fn(torch.randn(4, 8))
+        fn(torch.randn(4, 16))
+    assert len(cap.graphs) == 2
+    assert cap.graphs[0].code != cap.graphs[1].code
+
+
+def test_same_code_run_twice_shows_the_same_kernels():
+    x, w, b = _inputs()
+    runs = []
+    for _ in range(2):  # the second time dynamo's cache hits: nothing is compiled
+        with kernelviz.capture() as cap:
+            torch.compile(zoo.layer_norm_relu)(x, w, b)
+        runs.append(cap)
+    first, second = runs
+    assert [(k.name, k.original_aten, k.node_mapping) for k in second.kernels] == \
+        [(k.name, k.original_aten, k.node_mapping) for k in first.kernels]
+    assert second.kernels[0].metadata_from == "inductor"
+
+
+def test_fx_graph_cache_hit_still_shows_the_kernels():
+    x, _, _ = _inputs()
+    scale = float(uuid.uuid4().int % 10**6)  # a constant never compiled before: the first run misses
+
+    def fn(x):
+        return zoo.pointwise(x) * scale
+
+    with kernelviz.capture(fresh_compile=False) as first:  # populates Inductor's on-disk cache
+        torch.compile(fn)(x)
+    torch._dynamo.reset()
+    hits = counters["inductor"]["fxgraph_cache_hit"]
+    with kernelviz.capture(fresh_compile=False) as second:  # served from that cache
+        torch.compile(fn)(x)
+    assert counters["inductor"]["fxgraph_cache_hit"] == hits + 1
+    assert [k.name for k in second.kernels] == [k.name for k in first.kernels]
+    assert second.kernels[0].original_aten == first.kernels[0].original_aten != []
+
+
+def test_exception_propagates_and_partial_capture_is_kept():
+    before = _originals()
+    x, w, b = _inputs()
+    with pytest.raises(ZeroDivisionError):
+        with kernelviz.capture() as cap:
+            torch.compile(zoo.layer_norm_relu)(x, w, b)
+            1 / 0
+    assert _originals() == before
+    assert len(cap.graphs) == 1 and cap.kernels[0].original_aten
+
+
+def test_patches_are_undone_and_captures_nest():
+    before = _originals()
+    x = torch.randn(32)
+    with kernelviz.capture() as outer:
+        torch.compile(zoo.pointwise)(x)
+        with kernelviz.capture() as inner:
+            torch.compile(zoo.reduction)(x.view(4, 8))
+        assert _originals() != before
+    assert _originals() == before
+    assert len(outer.graphs) == 2 and len(inner.graphs) == 1
+    assert inner.graphs[0].code == outer.graphs[1].code
+
+
+def test_capture_keeps_no_tensor_alive():
+    x = torch.randn(32)
+    ref = weakref.ref(x)
+    with kernelviz.capture() as cap:
+        torch.compile(zoo.pointwise)(x)
+    del x
+    gc.collect()
+    assert ref() is None and cap.graphs
+
+
+def test_nothing_compiled_says_so():
+    with kernelviz.capture() as cap:
+        torch.ones(3) + 1
+    assert cap.graphs == []
+    assert cap.warnings == ["nothing was compiled or run by torch.compile (Inductor) in this capture"]

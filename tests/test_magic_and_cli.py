@@ -1,0 +1,74 @@
+"""The %%kernelviz magic through IPython's InteractiveShell, and the command line."""
+
+import subprocess
+import sys
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import kernelviz
+from conftest import FIXTURES
+from kernelviz.__main__ import main
+
+
+@pytest.fixture(scope="module")
+def shell():
+    ip = InteractiveShell.instance()
+    ip.run_cell("%load_ext kernelviz", store_history=False)
+    ip.run_cell("import torch, sys; sys.path.insert(0, %r); import zoo" % str(FIXTURES.parent), store_history=False)
+    yield ip
+    InteractiveShell.clear_instance()
+
+
+def test_cell_magic_captures_and_returns_the_cell_value(shell, capsys):
+    result = shell.run_cell("%%kernelviz -o cap\nx = torch.randn(8, 32)\nout = torch.compile(zoo.pointwise)(x)\nout.shape")
+    assert result.success
+    assert tuple(result.result) == (8, 32)
+    cap = shell.user_ns["cap"]
+    assert isinstance(cap, kernelviz.Capture) and len(cap.graphs) == 1
+    assert "out" in shell.user_ns
+    printed = capsys.readouterr().out
+    assert "kernelviz: 1 graph (1 inference), 1 kernel (1 cpp)" in printed
+    assert cap.kernels[0].name in printed and "aten.sigmoid" in printed
+
+
+def test_line_magic(shell):
+    result = shell.run_cell("%kernelviz -o cap2 y = torch.compile(zoo.reduction)(torch.randn(4, 8))")
+    assert result.success
+    assert "aten.sum" in shell.user_ns["cap2"].kernels[0].original_aten
+    assert shell.user_ns["y"].shape == (4,)
+
+
+def test_cell_error_propagates_and_capture_is_kept(shell, capsys):
+    result = shell.run_cell("%%kernelviz -o cap3\nz = torch.compile(zoo.pointwise)(torch.randn(5))\nraise KeyError('boom')")
+    assert isinstance(result.error_in_exec, KeyError) and result.error_in_exec.args == ("boom",)
+    assert len(shell.user_ns["cap3"].graphs) == 1
+    assert "KeyError" in capsys.readouterr().out
+
+
+def test_cell_that_compiles_nothing_says_so(shell, capsys):
+    assert shell.run_cell("%%kernelviz\n1 + 1").success
+    assert "nothing was compiled or run by torch.compile" in capsys.readouterr().out
+
+
+def test_bad_magic_arguments_give_one_line(shell, capsys):
+    shell.run_cell("%%kernelviz --no-such-flag\n1")
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("kernelviz:") and "\n" not in err
+
+
+def test_cli_show_fixture(capsys, tmp_path):
+    out = tmp_path / "cap.json"
+    assert main(["show", str(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "graph 8_inference [inference, cuda]" in printed and "extern_kernels.convolution" in printed
+    assert kernelviz.Capture.from_json(out.read_text()).graphs[0].id == "8_inference"
+    assert main(["show", str(out)]) == 0
+
+
+def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "notes.py"
+    bad.write_text("print('hi')\n")
+    proc = subprocess.run([sys.executable, "-m", "kernelviz", "show", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "expected Inductor output code" in proc.stderr
