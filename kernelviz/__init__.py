@@ -12,15 +12,16 @@ __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode"
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = True):
+def capture(*, fresh_compile: bool = True, bench: bool = False):
     """Capture every graph Inductor compiles or runs inside ``with kernelviz.capture() as cap:``.
 
     ``fresh_compile`` turns Inductor's FX graph cache off inside the block, so that each graph
     compiled there goes through code generation, where kernelviz reads per-kernel metadata.
+    ``bench`` times every graph when the block exits, on the tensors it ran with.
     """
     from .recorder import CaptureSession
 
-    return CaptureSession(fresh_compile=fresh_compile)
+    return CaptureSession(fresh_compile=fresh_compile, bench=bench)
 
 
 def load(source: str | Path) -> Capture:

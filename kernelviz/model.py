@@ -2,13 +2,15 @@
 
 A :class:`Capture` holds the graphs Inductor compiled; each :class:`Graph` holds its
 kernels (each generated kernel once) and the launches of its wrapper's ``call()`` in order.
-This module imports nothing else from kernelviz.
+This module imports nothing else from kernelviz at import time; the few methods that hand the
+model to a downstream stage (timing, rendering) import that stage when called.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -16,6 +18,7 @@ from typing import Any
 
 SCHEMA_VERSION = 1
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
+_CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 
 
 @dataclass
@@ -112,6 +115,14 @@ class Kernel:
     @property
     def num_gb(self) -> float | None:
         return self._meta("kernel_num_gb")
+
+    def params(self) -> list[str]:
+        """Parameter names in call order (pointers and scalars, no constexprs): ``in_ptr0``, ``out_ptr1``..."""
+        if self.triton_meta and isinstance(self.triton_meta.get("signature"), dict):
+            return [k for k, v in self.triton_meta["signature"].items() if v != "constexpr"]
+        if self.kind == "cpp" and (m := _CPP_PARAMS.search(self.source)):
+            return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
+        return []
 
 
 @dataclass
@@ -227,6 +238,13 @@ class Capture:
     @classmethod
     def from_json(cls, text: str) -> Capture:
         return cls.from_dict(json.loads(text))
+
+    # Front doors to the stages downstream of the model, imported only when called.
+    def bench(self, **options: Any) -> Capture:
+        """Time every graph in place (see :func:`kernelviz.bench.bench`)."""
+        from .bench import bench
+
+        return bench(self, **options)
 
 
 def _build(tp: Any, value: Any) -> Any:

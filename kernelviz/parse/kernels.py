@@ -15,7 +15,6 @@ _DEFINE = re.compile(r"^(\w+) = async_compile\.(\w+)\((.*)$", re.M)
 _TRIPLE = re.compile(r"""[rR]?('''|\"\"\")""")
 _DECORATOR = re.compile(r"^@triton_heuristics\.(\w+)\(", re.M)
 _JIT = re.compile(r"^\)\n@triton\.jit", re.M)
-_CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 
 KINDS = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
 KNOWN = {"triton", "cpp_pybinding", "cpp", "cuda", "rocm", "halide", "metal", "mps", "pallas",
@@ -103,12 +102,3 @@ def _read_triton(kernel: Kernel) -> None:
     if "size_hints" in meta and isinstance(kernel.inductor_meta, dict):
         kernel.inductor_meta.setdefault("size_hints", meta["size_hints"])
 
-
-def param_names(kernel: Kernel) -> list[str]:
-    """The kernel's parameter names in call order (pointers and scalars, no constexprs)."""
-    if kernel.triton_meta and isinstance(kernel.triton_meta.get("signature"), dict):
-        sig = kernel.triton_meta["signature"]
-        return [k for k, v in sig.items() if v != "constexpr"]
-    if kernel.kind == "cpp" and (m := _CPP_PARAMS.search(kernel.source)):
-        return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
-    return []

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from ..model import BufferEvent, Kernel, Launch, TensorSpec
 from .comments import parse_origin
-from .kernels import param_names
 
 _CALL_DEF = re.compile(r"^(\s*)def call\((?:self, )?args\):\s*$")
 _PARTITION_DEF = re.compile(r"^def (partition_\d+)\(args\):\s*$")
@@ -219,7 +218,7 @@ class _Reader:
         return next((n for n in _IDENT.findall(arg.split("=", 1)[-1]) if n in self.known), None)
 
     def _kernel_rw(self, launch: Launch, kernel: Kernel) -> None:
-        params = param_names(kernel)
+        params = kernel.params()
         for i, arg in enumerate(launch.args):
             buf = self._buffer(arg)
             if buf is None:

@@ -27,18 +27,20 @@ class GraphRun:
 _LIVE: dict[int, dict[str, GraphRun]] = {}
 
 
-def live_runs(capture: Capture) -> list[GraphRun]:
-    """The runtime side of a capture made in this process, graph by graph (empty for a loaded one)."""
+def live_runs(capture: Capture) -> dict[int, GraphRun]:
+    """The runtime side of a capture made in this process, by graph position (empty for a loaded one)."""
     runs = _LIVE.get(id(capture), {})
-    return [runs[inductor.code_key(g.code)] for g in capture.graphs if inductor.code_key(g.code) in runs]
+    keys = [inductor.code_key(g.code) for g in capture.graphs]
+    return {i: runs[k] for i, k in enumerate(keys) if k in runs}
 
 
 class CaptureSession:
     """Context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`,
-    filled in when the block exits (also when it raises)."""
+    filled in when the block exits (also when it raises). With ``bench=True`` the graphs are
+    timed at exit on the tensors they ran with, which are held until then."""
 
-    def __init__(self, *, fresh_compile: bool = True) -> None:
-        self.fresh_compile = fresh_compile
+    def __init__(self, *, fresh_compile: bool = True, bench: bool = False) -> None:
+        self.fresh_compile, self.bench = fresh_compile, bench
         self.runs: dict[str, GraphRun] = {}
         self.warnings: list[str] = []
         self.capture = Capture()
@@ -58,7 +60,8 @@ class CaptureSession:
         run.calls += 1
         if run.compiled is None:
             run.compiled = weakref.ref(compiled)
-            run.inputs = [_weak(x) for x in inputs]
+            # to time on these tensors at exit, hold them until then; otherwise never keep them alive
+            run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -76,13 +79,19 @@ class CaptureSession:
             self.warn("some Inductor hooks are missing in this torch version: " + ", ".join(skipped))
         return self.capture
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
         try:
             inductor.detach(self)
         finally:
             if self._config is not None:
                 self._config.close()
-        self._build(self.capture)
+        try:
+            self._build(self.capture)
+            if self.bench and exc_type is None and self.capture.graphs:
+                self.capture.bench()
+        finally:
+            for run in self.runs.values():
+                run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
 
     def _build(self, capture: Capture) -> None:
         for key, value in environment().items():

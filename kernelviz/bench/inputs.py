@@ -1,0 +1,45 @@
+"""Inputs for timing: the tensors the cell used while they live, else new ones from the recorded specs."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from ..model import Graph, TensorSpec
+
+_DTYPES = {"float32": "float32", "float": "float32", "float16": "float16", "bfloat16": "bfloat16",
+           "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8",
+           "uint8": "uint8", "bool": "bool"}
+
+
+def live_inputs(recorded: list[Any] | None) -> list[Any] | None:
+    """The recorded inputs if every tensor among them is still alive, else None."""
+    if recorded is None:
+        return None
+    values = [v() if isinstance(v, weakref.ref) else v for v in recorded]
+    return None if any(v is None for v in values) else values
+
+
+def recreate(graph: Graph, recorded: list[Any] | None) -> list[Any]:
+    """New inputs from dtype/shape/stride (random floats; zeros for integers, always valid indices)."""
+    plain = [None if isinstance(v, weakref.ref) else v for v in (recorded or [None] * len(graph.inputs))]
+    return [_make(spec, plain[i] if i < len(plain) else None, graph.device) for i, spec in enumerate(graph.inputs)]
+
+
+def _make(spec: TensorSpec, value: Any, device: str) -> Any:
+    import torch
+
+    if spec.shape is None or spec.dtype is None:
+        if value is None:
+            raise ValueError(f"input {spec.name}: neither alive nor recreatable (no dtype/shape recorded)")
+        return value
+    try:
+        shape, stride = [int(s) for s in spec.shape], [int(s) for s in spec.stride or []]
+    except ValueError:
+        raise ValueError(f"input {spec.name}: symbolic shape {spec.shape} cannot be recreated") from None
+    dtype = getattr(torch, _DTYPES.get(spec.dtype, spec.dtype))
+    dev = spec.device or device
+    if dtype.is_floating_point:
+        return torch.empty_strided(shape, stride, dtype=dtype, device=dev).normal_()
+    return torch.zeros_strided(shape, stride, dtype=dtype, device=dev) if hasattr(torch, "zeros_strided") \
+        else torch.empty_strided(shape, stride, dtype=dtype, device=dev).zero_()
