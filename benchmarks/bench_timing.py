@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 
 import kernelviz
+from kernelviz.views.text import summary
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -114,10 +115,10 @@ def main() -> None:
         torch.compile(model)(x)
     report("mlp", mlp, timed_bench(mlp))
     t = torch.randint(0, 32, (8192,), device="cuda")
-    with kernelviz.capture(bench=True) as step:
-        start = time.perf_counter()
+    with kernelviz.capture() as step:
         torch.compile(zoo.training_step)(model, x, t)
-    report("training step (timed at exit)", step, time.perf_counter() - start)
+    report("training step", step, timed_bench(step))
+    print(summary(step))
 
 
 if __name__ == "__main__":
