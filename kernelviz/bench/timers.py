@@ -180,7 +180,7 @@ class GpuProfilerTimer:
         totals: dict[str, float] = {}
         names: dict[str, set[str]] = {}
         for event in prof.profiler.kineto_results.events():
-            if event.device_type() != DeviceType.CUDA or event.activity_type() == "gpu_user_annotation":
+            if event.device_type() != DeviceType.CUDA or _is_annotation(event):
                 continue
             linked = event.linked_correlation_id()
             label = owner.get(linked if linked else event.correlation_id())
@@ -189,3 +189,11 @@ class GpuProfilerTimer:
             totals[label] = totals.get(label, 0.0) + (event.end_ns() - event.start_ns()) / 1e6
             names.setdefault(label, set()).add(event.name())
         return totals, names
+
+
+def _is_annotation(event) -> bool:
+    """A GPU-side mirror of a record_function range (torch < 2.12 has no activity_type())."""
+    activity = getattr(event, "activity_type", None)
+    if activity is not None:
+        return activity() == "gpu_user_annotation"
+    return event.name().startswith("kernelviz#")
