@@ -14,7 +14,7 @@ from ..model import Capture, Graph, KernelTiming, LaunchTiming
 from . import perf
 from .inputs import live_inputs, recreate
 from .instrument import Instrumented, instrument
-from .timers import CpuTimer, GpuProfilerTimer
+from .timers import CpuTimer, GpuTimer
 
 
 class BenchError(RuntimeError):
@@ -64,7 +64,7 @@ def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: i
         with _keep_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
             if args is None:
                 args = recreate(graph, run.inputs if run is not None else None)
-            timer = GpuProfilerTimer(reps=reps) if graph.device == "cuda" else CpuTimer(reps=max(3, reps // 2))
+            timer = GpuTimer(reps=reps) if graph.device == "cuda" else CpuTimer(reps=max(3, reps // 2))
             _measure(graph, inst, timer, _arg_maker(args, compiled), isolated)
     except torch.cuda.OutOfMemoryError:
         inst = args = None

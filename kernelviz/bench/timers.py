@@ -5,6 +5,7 @@ Both time the same things: each launch inside ``call()`` (in-graph), ``call()`` 
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,17 +77,19 @@ class _WallRange:
         self.totals[self.index] = self.totals.get(self.index, 0.0) + time.perf_counter() - self.start
 
 
-class GpuProfilerTimer:
-    """Device time from torch.profiler, as Inductor's ``do_bench_using_profiling`` does it: warm-up,
-    an L2 flush before each repetition, and the device events linked to a named range."""
+class GpuTimer:
+    """GPU times. In-graph: device time from torch.profiler, as Inductor's ``do_bench_using_profiling``
+    does it (warm-up, an L2 flush before each repetition, the device work launched inside a named
+    range). Isolated: Inductor's own benchmarker (CUDA events, L2 flush), which ``output_code.py -k``
+    uses too."""
 
     unit = "gpu"
-    _IN_GRAPH, _ISOLATED = "kernelviz#launch#", "kernelviz#kernel#"
+    _PREFIX = "kernelviz#launch#"
 
-    def __init__(self, reps: int = 10, warmup: int = 3, device: str = "cuda"):
+    def __init__(self, reps: int = 10, warmup: int = 3, device: str = "cuda", isolated_rep_ms: float = 30.0):
         import torch
 
-        self.reps, self.warmup, self.device = reps, warmup, device
+        self.reps, self.warmup, self.device, self.isolated_rep_ms = reps, warmup, device, isolated_rep_ms
         self.cache = torch.empty(int(256e6 // 4), dtype=torch.int, device=device)  # larger than L2
 
     def _sync(self) -> None:
@@ -100,9 +103,10 @@ class GpuProfilerTimer:
         for _ in range(self.warmup):
             call(make_args())
         self._sync()
-        set_range(lambda index: torch.profiler.record_function(f"{self._IN_GRAPH}{index}"))
+        set_range(lambda index: torch.profiler.record_function(f"{self._PREFIX}{index}"))
         try:
-            with self._profile() as prof:
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                                    torch.profiler.ProfilerActivity.CUDA]) as prof:
                 for _ in range(self.reps):
                     args = make_args()
                     self.cache.zero_()
@@ -110,18 +114,27 @@ class GpuProfilerTimer:
                 self._sync()
         finally:
             set_range(None)
-        totals, names = self._device_time(prof, self._IN_GRAPH)
+        totals, names = device_time_by_range(prof.profiler.kineto_results.events(), self._PREFIX)
         return InGraph(ms={int(k): v / self.reps for k, v in totals.items()},
                        device_kernels={int(k): sorted(v) for k, v in names.items()})
 
     def busy(self, call, make_args: MakeArgs) -> float:
+        """CUDA-event time of call() with the CPU's launch overhead hidden: the stream first sleeps
+        for longer than the CPU takes to enqueue call(), so the events time the GPU work alone."""
         import torch
 
+        args = make_args()
+        self._sync()
+        cpu = time.perf_counter()
+        call(args)
+        cpu_ms = (time.perf_counter() - cpu) * 1e3
+        self._sync()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         spent = 0.0
         for _ in range(self.reps):
             args = make_args()
             self.cache.zero_()
+            torch.cuda._sleep(int(2e6 * (1.5 * cpu_ms + 0.1)))  # about 2e6 cycles per ms
             start.record()
             call(args)
             end.record()
@@ -130,65 +143,58 @@ class GpuProfilerTimer:
         return spent / self.reps
 
     def isolated(self, runs: dict[str, Callable[[], Any]]) -> dict[str, float | BaseException]:
-        import torch
+        from torch._inductor.runtime.benchmarking import benchmarker
 
         out: dict[str, float | BaseException] = {}
-        ready = {}
         for name, run in runs.items():
             try:
-                for _ in range(self.warmup):
-                    run()
-                self._sync()
-                ready[name] = run
+                try:
+                    out[name] = benchmarker.benchmark_gpu(run, warmup=self.isolated_rep_ms / 2,
+                                                          rep=self.isolated_rep_ms)
+                except TypeError:  # a benchmarker without Triton's warmup/rep arguments
+                    out[name] = benchmarker.benchmark_gpu(run)
             except Exception as exc:  # noqa: BLE001 - a failing kernel is reported, the rest are timed
                 out[name] = exc
-        with self._profile() as prof:
-            for name, run in ready.items():
-                for _ in range(self.reps):
-                    self.cache.zero_()
-                    with torch.profiler.record_function(f"{self._ISOLATED}{name}"):
-                        run()
-            self._sync()
-        totals, _ = self._device_time(prof, self._ISOLATED)
-        for name in ready:
-            out[name] = totals[name] / self.reps if name in totals else RuntimeError("no device time recorded")
         return out
 
-    @staticmethod
-    def _profile():
-        import torch
 
-        return torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
-                                                  torch.profiler.ProfilerActivity.CUDA])
+_LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")
 
-    @staticmethod
-    def _device_time(prof, prefix: str) -> tuple[dict[str, float], dict[str, set[str]]]:
-        """Device ms per range label: every device event whose launch happened inside that range."""
-        from torch.autograd import DeviceType
 
-        owner: dict[int, str] = {}
+def device_time_by_range(events, prefix: str) -> tuple[dict[str, float], dict[str, set[str]]]:
+    """Device ms per range label: each GPU event counts for the range whose CPU interval contains the
+    runtime call that launched it (matched by CUPTI correlation id), so extern calls own their library
+    kernels without any guess by name."""
 
-        def claim(event, label: str) -> None:
-            if event.device_type == DeviceType.CPU:
-                owner[event.id] = label
-                for child in event.cpu_children:
-                    claim(child, label)
+    from torch.autograd import DeviceType
 
-        for event in prof.events():
-            if event.name.startswith(prefix) and event.device_type == DeviceType.CPU:
-                claim(event, event.name[len(prefix):])
-        totals: dict[str, float] = {}
-        names: dict[str, set[str]] = {}
-        for event in prof.profiler.kineto_results.events():
-            if event.device_type() != DeviceType.CUDA or _is_annotation(event):
-                continue
-            linked = event.linked_correlation_id()
-            label = owner.get(linked if linked else event.correlation_id())
-            if label is None or event.name() == "Context Sync":
-                continue
-            totals[label] = totals.get(label, 0.0) + (event.end_ns() - event.start_ns()) / 1e6
-            names.setdefault(label, set()).add(event.name())
-        return totals, names
+    ranges, launches, device = [], {}, []
+    for event in events:
+        name = event.name()
+        if event.device_type() == DeviceType.CPU:
+            if name.startswith(prefix):
+                ranges.append((event.start_ns(), event.end_ns(), name[len(prefix):]))
+            elif name.startswith(_LAUNCH_CALLS):
+                launches[event.correlation_id()] = event.start_ns()
+        elif not _is_annotation(event) and name != "Context Sync":
+            device.append(event)
+    ranges.sort()
+    starts = [r[0] for r in ranges]
+    totals: dict[str, float] = {}
+    names: dict[str, set[str]] = {}
+    for event in device:
+        when = launches.get(event.correlation_id())
+        if when is None:
+            when = launches.get(event.linked_correlation_id())
+        if when is None:
+            continue
+        i = bisect.bisect_right(starts, when) - 1
+        if i < 0 or when > ranges[i][1]:
+            continue
+        label = ranges[i][2]
+        totals[label] = totals.get(label, 0.0) + (event.end_ns() - event.start_ns()) / 1e6
+        names.setdefault(label, set()).add(event.name())
+    return totals, names
 
 
 def _is_annotation(event) -> bool:
