@@ -96,7 +96,7 @@ def test_a_failing_kernel_is_marked_and_the_rest_are_timed():
 
 
 def test_magic_bench_flag(tmp_path):
-    from IPython.core.interactiveshell import InteractiveShell
+    InteractiveShell = pytest.importorskip("IPython.core.interactiveshell").InteractiveShell
 
     shell = InteractiveShell.instance()
     try:

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
+InteractiveShell = pytest.importorskip("IPython.core.interactiveshell").InteractiveShell
 
 import kernelviz
 from conftest import FIXTURES
