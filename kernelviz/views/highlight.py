@@ -1,0 +1,40 @@
+"""Pygments tokens as data: ``[class, length, class, length, ...]`` over a kernel's source text.
+
+The view builds its spans from the source text and these lengths, so no captured text is ever
+turned into HTML by Python; the class names are pygments' short CSS classes (``k``, ``nf``, ...).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pygments.lexers import CppLexer, PythonLexer
+from pygments.token import STANDARD_TYPES
+
+from ..model import Kernel
+
+_LEXERS = {"python": PythonLexer(stripnl=False, ensurenl=False), "cpp": CppLexer(stripnl=False, ensurenl=False)}
+
+
+def language(kernel: Kernel) -> str:
+    """The source language of a kernel: C++ for CPU kernels, Python (Triton) otherwise."""
+    return "cpp" if kernel.kind == "cpp" else "python"
+
+
+def _css_class(tokentype) -> str:
+    while tokentype not in STANDARD_TYPES:
+        tokentype = tokentype.parent
+    return STANDARD_TYPES[tokentype]
+
+
+@lru_cache(maxsize=4096)
+def tokens(source: str, lang: str) -> tuple:
+    """Flat ``(class, length, ...)`` runs covering ``source`` exactly, adjacent equal classes merged."""
+    out: list = []
+    for tokentype, value in _LEXERS[lang].get_tokens(source):
+        cls = _css_class(tokentype)
+        if out and out[-2] == cls:
+            out[-1] += len(value)
+        elif value:
+            out += [cls, len(value)]
+    return tuple(out)

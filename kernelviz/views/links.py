@@ -1,0 +1,65 @@
+"""Which source lines of a kernel compute each node of its graph fragment (best effort).
+
+Inductor does not record this per line, so the link is made from what both sides name: a
+placeholder is linked to the loads and stores of the kernel parameter its buffer is passed as,
+a compute node to the lines that call its operation (``rsqrt`` -> ``libdevice.rsqrt``, ``add`` ->
+``+``), and each line to the nodes it was linked from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import Graph, Kernel
+
+_ALIASES = {
+    "add": [r"tmp\d+\)? \+ "], "sub": [r"tmp\d+\)? - "], "mul": [r"tmp\d+\)? \* "], "div": [r"tmp\d+\)? / "], "relu": [r"maximum", r"max\("],
+    "convert_element_type": [r"\.to\(", r"convert<", r"static_cast<"], "where": [r"where"],
+    "var_mean": [r"welford", r"sum\(", r"tmp_acc"], "mean": [r"sum\(", r"tmp_acc"],
+    "sum": [r"sum\(", r"tmp_acc"], "amax": [r"max2", r"max_propagate_nan", r"tmp_acc"],
+    "exp": [r"exp\("], "rsqrt": [r"rsqrt"], "sqrt": [r"sqrt"], "tanh": [r"tanh"], "erf": [r"erf"],
+    "sigmoid": [r"sigmoid", r"exp\("], "gelu": [r"erf", r"tanh"], "neg": [r"-tmp"],
+    "full": [r"tl\.full", r"static_cast<"], "max_pool2d_with_indices": [r"maximum", r"max"],
+}
+
+
+_COMPUTE = re.compile(r"^\s*(?:auto )?(?:tmp\d+|tmp_acc\d+\w*) =|\.store\(|tl\.store\(")
+_ACCESS = re.compile(r"tl\.load\(|tl\.store\(|loadu\(|\.store\(|\[static_cast|ptr\d+\[")
+
+
+def _op(target: str) -> str:
+    """``torch.ops.aten.rsqrt.default`` -> ``rsqrt``."""
+    parts = target.split(".")
+    if len(parts) >= 2 and parts[-1] in ("default", "Tensor", "Scalar", "correction", "dim_IntList", "int",
+                                         "self", "dim", "out"):
+        parts = parts[:-1]
+    return parts[-1] if parts else target
+
+
+def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
+    """Fragment node name -> 1-based source lines of ``kernel`` that it is linked to."""
+    lines = kernel.source.splitlines()
+    params = kernel.params()
+    launch = next((launch for launch in graph.launches if launch.kernel_name == kernel.name), None)
+    arg_of = {}
+    if launch is not None:
+        for i, arg in enumerate(launch.args):
+            name = re.match(r"(?:reinterpret_tensor\()?(\w+)", arg)
+            if name and i < len(params):
+                arg_of.setdefault(name.group(1), []).append(params[i])
+    body_start = next((i + 1 for i, line in enumerate(lines) if line.startswith(("def ", 'extern "C"'))), 0)
+    links: dict[str, list[int]] = {}
+    for node in kernel.fragment:
+        if node.op == "placeholder":
+            patterns = [rf"\b{re.escape(p)}\b" for p in arg_of.get(node.name, [])]
+        elif node.op == "call_function":
+            op = _op(node.target)
+            patterns = _ALIASES.get(op, [rf"\b{re.escape(op)}\b"])
+        else:
+            continue
+        candidates = _ACCESS if node.op == "placeholder" else _COMPUTE
+        found = [i + 1 for i, line in enumerate(lines[body_start:], start=body_start)
+                 if patterns and candidates.search(line) and any(re.search(p, line) for p in patterns)]
+        if found:
+            links[node.name] = found
+    return links
