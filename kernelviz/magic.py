@@ -42,9 +42,9 @@ class KernelvizMagics(Magics):
 
     @staticmethod
     def _show(capture) -> None:
-        from .views.text import summary
+        from .views.display import show
 
-        print(summary(capture))
+        show(capture)
 
 
 def _run(source: str, namespace: dict, local_ns: dict | None):

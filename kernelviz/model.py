@@ -221,7 +221,7 @@ class Capture:
         return [launch for g in self.graphs for launch in g.launches]
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _plain(self)
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -245,6 +245,32 @@ class Capture:
         from .bench import bench
 
         return bench(self, **options)
+
+    def to_html(self) -> str:
+        """A self-contained HTML page of the capture (no script, no network)."""
+        from .views.html import page
+
+        return page(self)
+
+    def save_html(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_html())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .views.display import mimebundle
+
+        return mimebundle(self)
+
+
+def _plain(value: Any) -> Any:
+    """JSON data of the model (like ``dataclasses.asdict``, without its deep copies)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value):
+        return {name: _plain(getattr(value, name)) for name in _hints(type(value))}
+    return value
 
 
 def _build(tp: Any, value: Any) -> Any:

@@ -9,6 +9,7 @@ a compute node to the lines that call its operation (``rsqrt`` -> ``libdevice.rs
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..model import Graph, Kernel
 
@@ -48,18 +49,24 @@ def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
             if name and i < len(params):
                 arg_of.setdefault(name.group(1), []).append(params[i])
     body_start = next((i + 1 for i, line in enumerate(lines) if line.startswith(("def ", 'extern "C"'))), 0)
+    compute = [(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start) if _COMPUTE.search(line)]
+    access = [(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start) if _ACCESS.search(line)]
     links: dict[str, list[int]] = {}
     for node in kernel.fragment:
         if node.op == "placeholder":
-            patterns = [rf"\b{re.escape(p)}\b" for p in arg_of.get(node.name, [])]
+            params_of_node = arg_of.get(node.name)
+            pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, params_of_node)) + r")\b") if params_of_node else None
+            candidates = access
         elif node.op == "call_function":
-            op = _op(node.target)
-            patterns = _ALIASES.get(op, [rf"\b{re.escape(op)}\b"])
+            pattern, candidates = _pattern(_op(node.target)), compute
         else:
             continue
-        candidates = _ACCESS if node.op == "placeholder" else _COMPUTE
-        found = [i + 1 for i, line in enumerate(lines[body_start:], start=body_start)
-                 if patterns and candidates.search(line) and any(re.search(p, line) for p in patterns)]
+        found = [n for n, line in candidates if pattern is not None and pattern.search(line)]
         if found:
             links[node.name] = found
     return links
+
+
+@lru_cache(maxsize=512)
+def _pattern(op: str) -> re.Pattern:
+    return re.compile("|".join(_ALIASES.get(op, [rf"\b{re.escape(op)}\b"])))

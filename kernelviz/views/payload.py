@@ -15,32 +15,35 @@ def kernel_key(graph_index: int, kernel_name: str) -> str:
     return f"{graph_index}/{kernel_name}"
 
 
-def view_annex(capture: Capture, *, highlight: bool = True) -> dict[str, Any]:
-    """Display data for every kernel and graph; ``highlight=False`` leaves the tokens out (the live
-    widget asks for them kernel by kernel)."""
-    annex: dict[str, Any] = {"highlight": {}, "language": {}, "links": {}, "memory": {}}
+def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
+    """Display data for every graph, and with ``per_kernel`` for every kernel (tokens and links);
+    the live widget leaves those out and sends them kernel by kernel when one is selected."""
+    annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}}
     for g, graph in enumerate(capture.graphs):
-        for kernel in graph.kernels:
+        for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
-            annex["language"][key] = language(kernel)
             annex["links"][key] = kernel_links(graph, kernel)
-            if highlight:
-                annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
+            annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
         line = timeline(graph)
         annex["memory"][str(g)] = {"steps": line.steps, "peak": line.peak, "peak_step": line.peak_step,
                                    "unknown": line.unknown}
     return annex
 
 
-def payload(capture: Capture, *, highlight: bool = True) -> dict[str, Any]:
-    """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex."""
+def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
+    """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
+    Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
     data = capture.to_dict()
-    data["view"] = view_annex(capture, highlight=highlight)
+    if not per_kernel:
+        for graph in data["graphs"]:
+            graph["code"] = ""
+    data["view"] = view_annex(capture, per_kernel=per_kernel)
     return data
 
 
-def kernel_tokens(capture: Capture, key: str) -> list:
-    """Tokens of one kernel by its ``graph/name`` key (the live widget's lazy request)."""
+def kernel_view(capture: Capture, key: str) -> dict[str, Any]:
+    """Tokens and links of one kernel by its ``graph/name`` key (the live widget's lazy request)."""
     g, name = key.split("/", 1)
-    kernel = capture.graphs[int(g)].kernel(name)
-    return list(tokens(kernel.source, language(kernel)))
+    graph = capture.graphs[int(g)]
+    kernel = graph.kernel(name)
+    return {"tokens": list(tokens(kernel.source, language(kernel))), "links": kernel_links(graph, kernel)}

@@ -14,6 +14,18 @@ def launch_kind(graph: Graph, launch: Launch) -> str:
     return next((k.kind for k in graph.kernels if k.name == launch.kernel_name), "kernel")
 
 
+def size(nbytes: int | None) -> str:
+    """Bytes for people: ``33.8 KB``."""
+    if nbytes is None:
+        return ""
+    value, unit = float(nbytes), "B"
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            break
+        value /= 1024
+    return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+
+
 def headline(capture: Capture) -> str:
     """One line: graphs by kind, kernels by kind, extern calls."""
     graphs = Counter(g.kind for g in capture.graphs)

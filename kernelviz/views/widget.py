@@ -1,0 +1,54 @@
+"""The live panel: an anywidget whose front end is ``static/panel.js`` (also used by the JupyterLab
+renderer of saved notebooks). Python syncs the capture and the selection, answers the view's
+requests for a kernel's tokens, and runs the timing when the "Time kernels" button asks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anywidget
+import traitlets
+
+from ..model import Capture
+from .payload import kernel_view, payload
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+class CaptureWidget(anywidget.AnyWidget):
+    """The kernelviz panel of one capture."""
+
+    _esm = STATIC / "panel.js"
+    _css = STATIC / "panel.css"
+    payload = traitlets.Dict().tag(sync=True)
+    selected = traitlets.Unicode("").tag(sync=True)  # "graph/launch index" of the selected row
+
+    def __init__(self, capture: Capture, **kwargs):
+        super().__init__(payload=payload(capture, per_kernel=False), **kwargs)
+        self.capture = capture
+        self.on_msg(self._on_message)
+
+    def _on_message(self, _widget, content, _buffers) -> None:
+        if not isinstance(content, dict):
+            return
+        if content.get("type") == "kernel":
+            key = str(content.get("key", ""))
+            try:
+                self.send({"type": "kernel", "key": key, **kernel_view(self.capture, key)})
+            except (KeyError, ValueError, IndexError):
+                return
+        elif content.get("type") == "bench":
+            self.time_kernels()
+
+    def time_kernels(self) -> None:
+        """Time every graph (progress shown by the timer) and refresh the panel."""
+        self.capture.bench()
+        self.payload = payload(self.capture, per_kernel=False)
+
+    @property
+    def selected_launch(self):
+        """The selected launch of the model, or None."""
+        if not self.selected:
+            return None
+        g, i = (int(x) for x in self.selected.split("/"))
+        return self.capture.graphs[g].launches[i]

@@ -1,0 +1,182 @@
+"""The views: HTML report (parsed), widget state, tokens, and the panel in headless Chromium,
+with hostile captured text that must stay text."""
+
+import copy
+import html.parser
+import json
+import time
+
+import pytest
+
+import kernelviz
+from browser import chromium_page, needs_browser, panel_site, serve
+from conftest import ALL_FIXTURES, FIXTURES
+from kernelviz.model import Capture, SourceLocation
+from kernelviz.views.highlight import language, tokens
+from kernelviz.views.html import report
+from kernelviz.views.memory import timeline
+from kernelviz.views.payload import payload
+
+EVIL = '<script>window.pwned=1</script>"'
+
+
+class Tags(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _parse(markup):
+    parser = Tags()
+    parser.feed(markup)
+    return parser
+
+
+def hostile_capture() -> Capture:
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "attention_0.py")
+    kernel = cap.graphs[0].kernels[0]
+    kernel.name = f"triton_{EVIL}"
+    cap.graphs[0].launches[0].kernel_name = kernel.name
+    kernel.source = kernel.source.replace("xnumel = 8192", f"xnumel = 8192  # '{EVIL}'")
+    kernel.locations = [SourceLocation(file=f"/tmp/{EVIL}.py", line=3, function="f", code=f"x = '{EVIL}'")]
+    kernel.fragment[0].target = EVIL
+    return cap
+
+
+def test_html_report_lists_kernels_with_highlighted_source():
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py")
+    parsed = _parse(report(cap))
+    text = "".join(parsed.text)
+    assert all(k.name in text for k in cap.kernels)
+    assert sum(1 for tag, _ in parsed.tags if tag == "details") == len(cap.kernels)
+    highlighted = [a for tag, a in parsed.tags if tag == "div" and a.get("class") == "highlight"]
+    assert len(highlighted) == len(cap.kernels)
+    assert any(tag == "span" and a.get("class") == "k" for tag, a in parsed.tags)  # pygments keyword spans
+    assert not any(tag in ("script", "link", "img", "iframe") for tag, _ in parsed.tags)
+
+
+def test_html_report_escapes_everything_captured(tmp_path):
+    cap = hostile_capture()
+    markup = cap.to_html()
+    parsed = _parse(markup)
+    assert not any(tag == "script" for tag, _ in parsed.tags)
+    assert EVIL in "".join(parsed.text)  # shown, as text
+    path = tmp_path / "r.html"
+    cap.save_html(str(path))
+    assert path.read_text() == markup
+
+
+def test_tokens_cover_every_kernel_source_exactly():
+    for path in ALL_FIXTURES:
+        for kernel in kernelviz.load(path).kernels:
+            runs = tokens(kernel.source, language(kernel))
+            assert sum(runs[1::2]) == len(kernel.source)
+            assert set(runs[0::2]) <= set(__import__("pygments.token").token.STANDARD_TYPES.values())
+
+
+def test_payload_is_the_model_json_plus_a_view_annex():
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "norms_0.py")
+    data = json.loads(json.dumps(payload(cap)))
+    assert Capture.from_dict(data) == cap
+    key = f"0/{cap.kernels[0].name}"
+    links = data["view"]["links"][key]
+    lines = cap.kernels[0].source.splitlines()
+    assert "libdevice.rsqrt" in lines[links["rsqrt"][0] - 1]
+    assert all("tl.load(in_ptr0" in lines[n - 1] for n in links["arg0_1"])
+    assert data["view"]["highlight"][key] == list(tokens(cap.kernels[0].source, "python"))
+
+
+def test_memory_timeline_never_negative_and_peak_is_reached():
+    for path in ALL_FIXTURES:
+        graph = kernelviz.load(path).graphs[0]
+        line = timeline(graph)
+        assert all(b >= 0 for _, b in line.steps)
+        assert line.peak == max((b for _, b in line.steps), default=0)
+    attention = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "attention_0.py").graphs[0]
+    line = timeline(attention)
+    # buf0, buf3 (=buf1), buf4 and buf5 are live together before the attention call
+    assert line.peak >= 32768 + 32768 + 8 * 1024 * 512 * 2 + 8192 * 1536 * 2
+
+
+def test_widget_state_selection_and_lazy_tokens():
+    pytest.importorskip("anywidget")
+    from kernelviz.views.widget import CaptureWidget
+
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    widget = CaptureWidget(cap)
+    assert widget.payload["view"]["highlight"] == {}  # tokens are sent when a kernel is selected
+    assert [launch["op"] or launch["kernel_name"] for launch in widget.payload["graphs"][0]["launches"]] == [
+        launch.name for launch in cap.launches]
+    widget.selected = "0/1"
+    assert widget.selected_launch.kernel_name == "triton_poi_fused_gelu_0"
+    sent = []
+    widget.send = sent.append
+    widget._on_message(widget, {"type": "kernel", "key": "0/triton_poi_fused_gelu_0"}, [])
+    widget._on_message(widget, {"type": "kernel", "key": "0/no_such_kernel"}, [])
+    assert len(sent) == 1 and sent[0]["key"] == "0/triton_poi_fused_gelu_0"
+    assert sum(sent[0]["tokens"][1::2]) == len(cap.graphs[0].kernel("triton_poi_fused_gelu_0").source)
+    assert "erf" in sent[0]["links"]
+
+
+def test_capture_mimebundle_has_widget_model_json_and_html():
+    cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
+    bundle = cap._repr_mimebundle_()
+    assert Capture.from_dict(bundle[kernelviz.MIME_TYPE]) == cap
+    assert "cpp_fused_gelu_0" in bundle["text/html"] and "kernelviz:" in bundle["text/plain"]
+    pytest.importorskip("anywidget")
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def _big_capture(kernels: int = 200) -> Capture:
+    sources = [kernelviz.load(p).graphs[0] for p in sorted((FIXTURES / "cuda-h100-torch2.11").glob("*.py"))]
+    graphs = []
+    while sum(len(g.kernels) for g in graphs) < kernels:
+        graph = copy.deepcopy(sources[len(graphs) % len(sources)])
+        graph.id = f"{len(graphs)}_{graph.id}"
+        graphs.append(graph)
+    return Capture(graphs=graphs)
+
+
+@needs_browser
+def test_panel_in_chromium_selects_shows_source_and_keeps_text_as_text(tmp_path):
+    cap = hostile_capture()
+    site = panel_site(tmp_path, json.dumps(payload(cap)))
+    with serve(site) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".kv-row")
+        assert page.locator(".kv-row").count() == len(cap.launches)
+        assert page.evaluate("window.pwned") is None
+        page.locator(".kv-row").first.click()
+        page.wait_for_selector(".kv-source.kv-highlighted")
+        title = page.locator(".kv-detail-title").inner_text()
+        assert EVIL in title
+        assert page.locator(".kv-tok-k").count() > 0
+        assert page.evaluate("document.querySelectorAll('script').length") == 1
+        page.locator(".kv-node[data-node='primals_1']").click()
+        assert page.locator(".kv-line.kv-lit").count() >= 1
+        page.locator(".kv-filter").fill("addmm")
+        assert page.locator(".kv-row").count() == 2
+        page.locator(".kv-tab").nth(1).click()
+        assert "peak memory" in page.locator(".kv-detail").inner_text()
+        assert page.errors == []
+
+
+@needs_browser
+def test_200_kernel_capture_opens_fast(tmp_path):
+    cap = _big_capture(200)
+    start = time.perf_counter()
+    data = json.dumps(payload(cap, per_kernel=False))  # what the widget sends when it opens
+    python_s = time.perf_counter() - start
+    with serve(panel_site(tmp_path, data)) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".kv-row")
+        render_ms = page.evaluate("window.renderMs")
+    print(f"200-kernel capture ({len(cap.kernels)} kernels, {len(cap.launches)} launches, {len(data) / 1e6:.1f} MB): "
+          f"payload {python_s * 1e3:.0f} ms, first render {render_ms:.0f} ms")
+    assert len(cap.kernels) >= 200
