@@ -1,0 +1,17 @@
+// Types of panel.js for the JupyterLab extension's TypeScript.
+export interface PanelHost {
+  kernelData?: (key: string) => { tokens: unknown[] | null; links: Record<string, number[]> } | undefined;
+  requestKernel?: (key: string) => void;
+  select?: (key: string) => void;
+  bench?: () => void;
+  canBench?: boolean;
+  note?: string;
+}
+export interface PanelView {
+  update(data: unknown): void;
+  redrawDetail(): void;
+  select(key: string): void;
+}
+export function renderCapture(el: HTMLElement, data: unknown, host?: PanelHost): PanelView;
+declare const _default: { render(props: { model: unknown; el: HTMLElement }): () => void };
+export default _default;
