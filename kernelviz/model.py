@@ -44,7 +44,7 @@ class FragmentNode:
     device: str | None = None
     users: int | None = None
     args: str = ""
-    text: str = ""
+    text: str = ""  # the raw line, kept only where it could not be parsed
 
 
 @dataclass

@@ -102,7 +102,11 @@ def test_triton_metadata_equals_comments(path):
         start, end = block.index("# Source node to ATen node mapping:"), block.index("# Graph fragment:")
         assert [f"#   {k} => {', '.join(v)}" for k, v in kernel.node_mapping.items()] == block[start + 1 : end]
         fragment = block[end + 1 :]
-        assert [n.text for n in kernel.fragment] == [line[4:] for line in fragment]
+        assert len(kernel.fragment) == len(fragment)
+        for node, line in zip(kernel.fragment, fragment):
+            assert node.op != "unknown" and node.text == ""
+            assert line.startswith(f"#   %{node.name} : ") or (node.op == "output" and line.startswith("#   return"))
+            assert node.target in line and node.args in line
         assert kernel.metadata_from == "comment"
         assert kernel.triton_meta["signature"] and kernel.inductor_meta["kernel_name"] == kernel.name
         assert kernel.kernel_type in {"pointwise", "reduction", "persistent_reduction", "template"}

@@ -65,13 +65,13 @@ def parse_origin(lines: list[str], comment: str = "#") -> Origin:
 def parse_fragment_line(line: str) -> FragmentNode:
     """One ``%name : Tensor "f32[8, 64][64, 1]cpu"[num_users=2] = op[target=...](args = ...)`` line."""
     if m := _RETURN.match(line):
-        return FragmentNode(name="output", op="output", args=m.group(1), text=line)
+        return FragmentNode(name="output", op="output", args=m.group(1))
     m = _FRAGMENT.match(line)
     if not m:
         return FragmentNode(name="?", op="unknown", text=line)
     name, type_text, op, target, args = m.groups()
     node = FragmentNode(name=name, op="placeholder" if op == "PlaceHolder" else op, target=target,
-                        args=args or "", text=line)
+                        args=args or "")
     if t := _TENSOR.match(type_text):
         node.dtype = t.group(1)
         node.shape, node.stride = _names(t.group(2)), _names(t.group(3))

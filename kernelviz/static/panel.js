@@ -244,8 +244,8 @@ export function renderCapture(el, data, host = {}) {
         if (k === state.kind) o.selected = true; return o; }));
     const filter = h("input", { class: "kv-filter", type: "search", placeholder: "filter by name, op, node",
       value: state.filter, oninput: (e) => { state.filter = e.target.value; drawTable(); } });
-    const bench = host.canBench ? h("button", { class: "kv-bench", onclick: () => host.bench() },
-      host.benchLabel || "Time kernels") : null;
+    const bench = host.canBench ? h("button", { class: "kv-bench", onclick: () => host.bench() }, "Time kernels")
+      : host.note ? h("span", { class: "kv-hint" }, host.note) : null;
     const timed = graph && graph.timed_on ? h("span", { class: "kv-hint" },
       ` timed on ${graph.timed_on}` + (graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmt(graph.gpu_busy_ms, 4)} ms` : "")) : null;
     root.replaceChildren(...[

@@ -21,15 +21,20 @@ def language(kernel: Kernel) -> str:
     return "cpp" if kernel.kind == "cpp" else "python"
 
 
+_PLAIN = {"", "w", "n", "p", "esc"}  # names, punctuation and white space are drawn unstyled
+
+
 def _css_class(tokentype) -> str:
     while tokentype not in STANDARD_TYPES:
         tokentype = tokentype.parent
-    return STANDARD_TYPES[tokentype]
+    cls = STANDARD_TYPES[tokentype]
+    return "" if cls in _PLAIN else cls
 
 
 @lru_cache(maxsize=4096)
 def tokens(source: str, lang: str) -> tuple:
-    """Flat ``(class, length, ...)`` runs covering ``source`` exactly, adjacent equal classes merged."""
+    """Flat ``(class, length, ...)`` runs covering ``source`` exactly, adjacent equal classes merged
+    (``""`` for unstyled text)."""
     out: list = []
     for tokentype, value in _LEXERS[lang].get_tokens(source):
         cls = _css_class(tokentype)
@@ -38,3 +43,11 @@ def tokens(source: str, lang: str) -> tuple:
         elif value:
             out += [cls, len(value)]
     return tuple(out)
+
+
+def runs(source: str, lang: str):
+    """``(class, text)`` pairs of the source, from :func:`tokens`."""
+    flat, pos = tokens(source, lang), 0
+    for i in range(0, len(flat), 2):
+        yield flat[i], source[pos : pos + flat[i + 1]]
+        pos += flat[i + 1]

@@ -10,11 +10,10 @@ from functools import lru_cache
 from html import escape
 from pathlib import Path
 
-from pygments import highlight
 from pygments.formatters import HtmlFormatter
 
 from ..model import Capture, Graph, Kernel, Launch
-from .highlight import _LEXERS, language
+from .highlight import language, runs
 from .memory import timeline
 from .text import headline, launch_kind, size
 
@@ -60,7 +59,7 @@ def _kernel(graph: Graph, kernel: Kernel) -> str:
         for n in kernel.fragment if n.op != "output")
     locations = "".join(f"<li><code>{escape(loc.file)}:{loc.line}</code> <code>{escape(loc.code)}</code></li>"
                         for loc in kernel.locations)
-    source = highlight(kernel.source, _LEXERS[language(kernel)], HtmlFormatter(linenos="inline"))
+    source = _highlighted(kernel)
     return (f'<details class="kv-kernel" id="kv-{escape(graph.id)}-{escape(kernel.name)}"><summary><code>'
             f'{escape(kernel.name)}</code> <span class="kv-badge">{escape(kernel.kind)}</span> '
             f'{escape(", ".join(kernel.original_aten))}</summary>'
@@ -71,6 +70,13 @@ def _kernel(graph: Graph, kernel: Kernel) -> str:
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'
                f"<th>stride</th><th>users</th></tr>{fragment}</table>" if fragment else "")
             + f"{source}</details>")
+
+
+def _highlighted(kernel: Kernel) -> str:
+    """The kernel's source as pygments-classed spans (the same tokens the panel draws), all escaped."""
+    spans = "".join(f'<span class="{cls}">{escape(text)}</span>' if cls else escape(text)
+                    for cls, text in runs(kernel.source, language(kernel)))
+    return f'<div class="highlight"><pre>{spans}</pre></div>'
 
 
 def _graph(graph: Graph) -> str:
