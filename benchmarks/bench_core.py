@@ -88,8 +88,8 @@ def overhead(repeats: int) -> None:
                                      text=True, check=True)
                 row = json.loads(out.stdout.strip().splitlines()[-1])
             results[mode].append(row["seconds"])
-            print(f"  run {i} {mode:<8} {row['seconds']:.2f} s" + (f" ({row['graphs']} graphs)" if row["graphs"] else ""),
-                  flush=True)
+            graphs = f" ({row['graphs']} graphs)" if row["graphs"] else ""
+            print(f"  run {i} {mode:<8} {row['seconds']:.2f} s{graphs}", flush=True)
     plain, captured = statistics.median(results["plain"]), statistics.median(results["capture"])
     pairs = [c / p for c, p in zip(results["capture"], results["plain"])]
     print(f"overhead: cold-cache compile + first call of the CPU zoo: plain {plain:.2f} s, captured "

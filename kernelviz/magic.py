@@ -32,7 +32,7 @@ class KernelvizMagics(Magics):
         session = CaptureSession(fresh_compile=not args.cached, bench=args.bench)
         namespace = self.shell.user_ns
         try:
-            with session as capture:
+            with session:
                 value = _run(self.shell.transform_cell(source), namespace, local_ns)
         finally:
             if args.output:

@@ -40,7 +40,7 @@ def jupyterlab(root: Path):
                 break
             except OSError:
                 if proc.poll() is not None:
-                    raise RuntimeError("jupyter lab exited: " + (root / ".lab.log").read_text()[-2000:])
+                    raise RuntimeError("jupyter lab exited: " + (root / ".lab.log").read_text()[-2000:]) from None
                 time.sleep(0.5)
         yield url
     finally:

@@ -102,7 +102,8 @@ def test_magic_bench_flag(tmp_path):
     try:
         shell.run_cell("%load_ext kernelviz")
         shell.run_cell(f"import sys, torch; sys.path.insert(0, {str(FIXTURES.parent)!r}); import zoo")
-        result = shell.run_cell("%%kernelviz --bench -o cap\nzoo_out = torch.compile(zoo.reduction)(torch.randn(8, 16))")
+        result = shell.run_cell("%%kernelviz --bench -o cap\n"
+                                "zoo_out = torch.compile(zoo.reduction)(torch.randn(8, 16))")
         assert result.success
         cap = shell.user_ns["cap"]
         assert cap.launches[0].timing.in_graph_ms > 0 and cap.graphs[0].timed_on == "user tensors"

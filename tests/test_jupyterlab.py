@@ -3,7 +3,6 @@ a saved capture renders from its JSON with the kernel stopped, and the quickstar
 
 import copy
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -60,7 +59,8 @@ def _open(page, url: str, name: str) -> float:
     start = page.evaluate("performance.now()")
     _command(page, "docmanager:open", {"path": name})
     page.wait_for_selector(f"[data-path='{name}'] .jp-RenderedKernelviz .kv-row:visible, "
-                           f".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedKernelviz .kv-row:visible", timeout=60000)
+                           f".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedKernelviz .kv-row:visible",
+                           timeout=60000)
     return (page.evaluate("performance.now()") - start) / 1000
 
 

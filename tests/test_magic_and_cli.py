@@ -4,11 +4,12 @@ import subprocess
 import sys
 
 import pytest
-InteractiveShell = pytest.importorskip("IPython.core.interactiveshell").InteractiveShell
 
 import kernelviz
 from conftest import FIXTURES
 from kernelviz.__main__ import main
+
+InteractiveShell = pytest.importorskip("IPython.core.interactiveshell").InteractiveShell
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,8 @@ def shell():
 
 
 def test_cell_magic_captures_and_returns_the_cell_value(shell, capsys):
-    result = shell.run_cell("%%kernelviz -o cap\nx = torch.randn(8, 32)\nout = torch.compile(zoo.pointwise)(x)\nout.shape")
+    result = shell.run_cell("%%kernelviz -o cap\nx = torch.randn(8, 32)\n"
+                            "out = torch.compile(zoo.pointwise)(x)\nout.shape")
     assert result.success
     assert tuple(result.result) == (8, 32)
     cap = shell.user_ns["cap"]
@@ -40,7 +42,8 @@ def test_line_magic(shell):
 
 
 def test_cell_error_propagates_and_capture_is_kept(shell, capsys):
-    result = shell.run_cell("%%kernelviz -o cap3\nz = torch.compile(zoo.pointwise)(torch.randn(5))\nraise KeyError('boom')")
+    result = shell.run_cell("%%kernelviz -o cap3\nz = torch.compile(zoo.pointwise)(torch.randn(5))\n"
+                            "raise KeyError('boom')")
     assert isinstance(result.error_in_exec, KeyError) and result.error_in_exec.args == ("boom",)
     assert len(shell.user_ns["cap3"].graphs) == 1
     assert "KeyError" in capsys.readouterr().out

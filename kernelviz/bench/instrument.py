@@ -114,7 +114,9 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     fn = scope["call"]
     if " self, " in lines[start] or "(self," in lines[start]:
         runner = namespace.get("runner")
-        call = (lambda args: fn(runner, args))
+
+        def call(args: list) -> Any:
+            return fn(runner, args)
     else:
         call = fn
     return Instrumented(call=call, recorded=recorded, kernels=kernels, set_range=set_range)

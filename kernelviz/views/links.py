@@ -14,7 +14,8 @@ from functools import lru_cache
 from ..model import Graph, Kernel
 
 _ALIASES = {
-    "add": [r"tmp\d+\)? \+ "], "sub": [r"tmp\d+\)? - "], "mul": [r"tmp\d+\)? \* "], "div": [r"tmp\d+\)? / "], "relu": [r"maximum", r"max\("],
+    "add": [r"tmp\d+\)? \+ "], "sub": [r"tmp\d+\)? - "], "mul": [r"tmp\d+\)? \* "], "div": [r"tmp\d+\)? / "],
+    "relu": [r"maximum", r"max\("],
     "convert_element_type": [r"\.to\(", r"convert<", r"static_cast<"], "where": [r"where"],
     "var_mean": [r"welford", r"sum\(", r"tmp_acc"], "mean": [r"sum\(", r"tmp_acc"],
     "sum": [r"sum\(", r"tmp_acc"], "amax": [r"max2", r"max_propagate_nan", r"tmp_acc"],
@@ -54,8 +55,8 @@ def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
     links: dict[str, list[int]] = {}
     for node in kernel.fragment:
         if node.op == "placeholder":
-            params_of_node = arg_of.get(node.name)
-            pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, params_of_node)) + r")\b") if params_of_node else None
+            names = "|".join(map(re.escape, arg_of.get(node.name, [])))
+            pattern = re.compile(rf"\b(?:{names})\b") if names else None
             candidates = access
         elif node.op == "call_function":
             pattern, candidates = _pattern(_op(node.target)), compute
