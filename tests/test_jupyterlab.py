@@ -114,6 +114,16 @@ def test_quickstart_runs_live_in_jupyterlab(tmp_path):
                                "window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel", timeout=60000)
         _command(page, "notebook:run-all-cells", {})
         page.wait_for_function("document.querySelectorAll('.jp-RenderedKernelviz').length >= 3", timeout=300000)
+        widget_outputs = page.evaluate("""() => {
+            let n = 0;
+            for (const cell of window.jupyterapp.shell.currentWidget.content.widgets) {
+                const outputs = cell.model.outputs;
+                for (let i = 0; outputs && i < outputs.length; i++)
+                    if (outputs.get(i).data['application/vnd.jupyter.widget-view+json'] &&
+                        outputs.get(i).data['application/vnd.kernelviz.v1+json']) n++;
+            }
+            return n; }""")
+        assert widget_outputs == 3  # the live widget travels in each bundle; the extension draws the same panel
         step = page.locator(".jp-RenderedKernelviz").nth(1)
         assert "2 graphs (1 forward, 1 backward)" in step.locator(".kv-header").inner_text()
         step.locator(".kv-row").first.click()
