@@ -109,3 +109,17 @@ def test_magic_bench_flag(tmp_path):
         assert cap.launches[0].timing.in_graph_ms > 0 and cap.graphs[0].timed_on == "user tensors"
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_time_kernels_button_times_and_refreshes_the_panel():
+    pytest.importorskip("anywidget")
+    from kernelviz.views.widget import CaptureWidget
+
+    with kernelviz.capture() as cap:
+        torch.compile(zoo.pointwise)(torch.randn(256))
+    widget = CaptureWidget(cap)
+    assert widget.payload["graphs"][0]["launches"][0]["timing"] is None
+    widget._on_message(widget, {"type": "bench"}, [])  # what the panel's "Time kernels" button sends
+    timing = widget.payload["graphs"][0]["launches"][0]["timing"]
+    assert timing["unit"] == "cpu" and timing["in_graph_ms"] > 0
+    assert widget.payload["graphs"][0]["timed_on"] in ("user tensors", "recreated inputs")

@@ -49,3 +49,23 @@ def test_training_step_backward_timed_on_kept_tensors():
         torch.compile(zoo.training_step)(model, x, target)
     assert [g.timed_on for g in cap.graphs] == ["user tensors", "user tensors"]
     assert all(launch.timing.in_graph_ms > 0 for launch in cap.launches)
+
+
+def test_out_of_memory_while_timing_is_reported_and_freed():
+    torch._dynamo.reset()
+    x = torch.randn(64 * 2**20, device="cuda")  # 256 MiB; call() needs as much again
+    with kernelviz.capture() as cap:
+        torch.compile(zoo.pointwise)(x)
+    free, total = torch.cuda.mem_get_info()
+    torch.cuda.empty_cache()
+    hog = torch.empty(int(torch.cuda.mem_get_info()[0] - 64 * 2**20), dtype=torch.uint8, device="cuda")
+    try:
+        cap.bench(progress=False)
+    finally:
+        del hog
+    (warning,) = cap.graphs[0].warnings
+    assert warning == "not timed: out of memory while timing; what the timing took has been freed"
+    torch.cuda.empty_cache()
+    cap.graphs[0].warnings.clear()
+    cap.bench(progress=False)  # with the memory back, the same capture times
+    assert cap.launches[0].timing.in_graph_ms > 0

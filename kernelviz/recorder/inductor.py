@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -41,12 +42,20 @@ _lock = threading.RLock()
 _recorders: list[Recorder] = []
 _patches: Patches | None = None
 _pending: dict[int, list[KernelRecord]] = {}  # id(GraphLowering) -> records, until its code is known
+_started: dict[int, float] = {}  # id(GraphLowering) -> when lowering began
+_keys: dict[int, str] = {}  # id(GraphLowering) -> code_key, once its code is known
 _metadata: OrderedDict[str, list[KernelRecord]] = OrderedDict()  # code_key -> records
+_compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from lowering to loaded module
 
 
 def kernel_records(code: str) -> list[KernelRecord] | None:
     """The metadata Inductor gave for the kernels of this module, if it was compiled under a capture."""
     return _metadata.get(code_key(code))
+
+
+def compile_seconds(code: str) -> float | None:
+    """Seconds from the start of lowering to the loaded module, if it was compiled under a capture."""
+    return _compile_s.get(code_key(code))
 
 
 def attach(recorder: Recorder) -> list[str]:
@@ -69,6 +78,8 @@ def detach(recorder: Recorder) -> None:
             _patches.undo()
             _patches = None
             _pending.clear()
+            _started.clear()
+            _keys.clear()
 
 
 def _current_graph() -> Any:
@@ -92,13 +103,19 @@ def _record_kernel(name: str, nodes: Any) -> None:
     _pending.setdefault(id(graph), []).append(KernelRecord(name, metadata, detail, traces))
 
 
+def _remember(table: OrderedDict, key: str, value) -> None:
+    table[key] = value
+    while len(table) > _MAX_REMEMBERED:
+        table.popitem(last=False)
+
+
 def _on_code(code: str) -> None:
     graph = _current_graph()
     records = _pending.pop(id(graph), None) if graph is not None else None
+    if graph is not None:
+        _keys[id(graph)] = code_key(code)
     if records is not None:
-        _metadata[code_key(code)] = records
-        while len(_metadata) > _MAX_REMEMBERED:
-            _metadata.popitem(last=False)
+        _remember(_metadata, code_key(code), records)
     for recorder in list(_recorders):
         recorder.on_code(code)
 
@@ -131,6 +148,23 @@ def _install() -> Patches:
 
         return wrapper
 
+    def init(original):
+        def wrapper(self, *args, **kwargs):
+            _started[id(self)] = time.perf_counter()
+            return original(self, *args, **kwargs)
+
+        return wrapper
+
+    def compile_to_module(original):
+        def wrapper(self, *args, **kwargs):
+            module = original(self, *args, **kwargs)
+            start, key = _started.pop(id(self), None), _keys.pop(id(self), None)
+            if start is not None and key is not None:
+                _remember(_compile_s, key, time.perf_counter() - start)
+            return module
+
+        return wrapper
+
     def call(original):
         def wrapper(self, inputs):
             for recorder in list(_recorders):
@@ -140,6 +174,8 @@ def _install() -> Patches:
         return wrapper
 
     patches.wrap("torch._inductor.graph", "GraphLowering", "save_output_code", save_output_code)
+    patches.wrap("torch._inductor.graph", "GraphLowering", "__init__", init)
+    patches.wrap("torch._inductor.graph", "GraphLowering", "compile_to_module", compile_to_module)
     patches.wrap("torch._inductor.codegen.cpp", "CppScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)

@@ -8,7 +8,7 @@ import re
 from ..model import Graph, Kernel, SourceLocation
 from ..parse import parse_graph
 from ..parse.comments import parse_origin
-from .inductor import KernelRecord, kernel_records
+from .inductor import KernelRecord, compile_seconds, kernel_records
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')
 _MAX_LOCATIONS = 20
@@ -17,6 +17,7 @@ _MAX_LOCATIONS = 20
 def build_graph(code: str) -> Graph:
     """The graph model of one compiled module, with live metadata where the compile was seen."""
     graph = parse_graph(code)
+    graph.compile_s = compile_seconds(code)
     records = kernel_records(code)
     if records is None:
         if any(k.metadata_from == "none" for k in graph.kernels):

@@ -36,6 +36,9 @@ def headline(capture: Capture) -> str:
              f"{len(capture.kernels)} kernel{'s' * (len(capture.kernels) != 1)}"
              + (" (" + ", ".join(f"{n} {k}" for k, n in kernels.items()) + ")" if kernels else ""),
              f"{externs} extern call{'s' * (externs != 1)}"]
+    compile_s = sum(g.compile_s or 0 for g in capture.graphs)
+    if compile_s:
+        parts.append(f"compiled in {compile_s:.2f} s")
     return "kernelviz: " + ", ".join(parts)
 
 
