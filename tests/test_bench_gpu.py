@@ -56,7 +56,6 @@ def test_out_of_memory_while_timing_is_reported_and_freed():
     x = torch.randn(64 * 2**20, device="cuda")  # 256 MiB; call() needs as much again
     with kernelviz.capture() as cap:
         torch.compile(zoo.pointwise)(x)
-    free, total = torch.cuda.mem_get_info()
     torch.cuda.empty_cache()
     hog = torch.empty(int(torch.cuda.mem_get_info()[0] - 64 * 2**20), dtype=torch.uint8, device="cuda")
     try:

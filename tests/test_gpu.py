@@ -40,6 +40,7 @@ def test_mlp_on_cuda():
         out = torch.compile(model)(x)
     torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-4)
     _assert_live_equals_comments(cap)
+    assert cap.graphs[0].compile_s > 0
     ops = [launch.op for launch in cap.graphs[0].launches if launch.op]
     assert any(op.startswith("extern_kernels.") for op in ops)
     assert any("aten.gelu" in k.original_aten for k in cap.kernels)
