@@ -71,6 +71,7 @@ def test_later_bench_recreates_inputs_that_are_gone():
     assert cap.launches[0].timing.in_graph_ms > 0
 
 
+@pytest.mark.skipif(not torch.__version__.startswith("2.13"), reason="the CPU fixture's C++ is torch 2.13's")
 def test_loaded_cpu_code_is_timed_by_running_it_anew():
     cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "pointwise_0.py")
     cap.bench(progress=False)
@@ -79,6 +80,7 @@ def test_loaded_cpu_code_is_timed_by_running_it_anew():
     assert graph.launches[0].timing.in_graph_ms > 0 and graph.kernels[0].timing.isolated_ms > 0
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="there is a GPU here")
 def test_cuda_graph_without_a_gpu_says_so():
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "pointwise_0.py")
     cap.bench(progress=False)
