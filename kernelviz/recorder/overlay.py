@@ -3,6 +3,8 @@ per-kernel metadata (from the compile) over what the code's comments say."""
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 
 from ..model import Graph, Kernel, SourceLocation
@@ -57,15 +59,22 @@ def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:
             launch.source_nodes, launch.original_aten = origin.source_nodes, origin.original_aten
 
 
+@functools.cache
+def _torch_dir() -> str:
+    import torch
+
+    return os.path.dirname(torch.__file__) + os.sep
+
+
 def locations(stack_traces: list[str]) -> list[SourceLocation]:
-    """The user's lines in FX stack traces: per trace, its innermost frame outside torch itself."""
+    """The user's lines in FX stack traces: per trace, its innermost frame outside the torch package."""
     found: list[SourceLocation] = []
     seen = set()
     for trace in stack_traces:
         frames = _FRAME.findall(trace)
         if not frames:
             continue
-        user = [f for f in frames if "/torch/" not in f[0]] or frames
+        user = [f for f in frames if not f[0].startswith(_torch_dir())] or frames
         file, line, function, code = user[-1]
         key = (file, int(line))
         if key not in seen:
