@@ -60,7 +60,7 @@ def chromium_page():
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             errors = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("pageerror", lambda exc: errors.append(f"{exc}\n{exc.stack}"))
             page.errors = errors
             yield page
         finally:

@@ -18,19 +18,21 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path):
+def jupyterlab(root: Path, app: str = "jupyterlab"):
+    """Start ``python -m <app>`` (``jupyterlab`` or ``notebook``, Notebook 7) serving ``root``."""
     settings = root / ".settings"
     notify = settings / "@jupyterlab" / "apputils-extension"
     notify.mkdir(parents=True)
-    (notify / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false",
-                                                                         "checkForUpdates": False}))
+    if app == "jupyterlab":  # Notebook 7 has no news plugin
+        (notify / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = _free_port()
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(root / ".ws"))
     log = open(root / ".lab.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
+        [sys.executable, "-m", app, "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
          "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-         f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True"],
+         f"--ServerApp.root_dir={root}", "--expose-app-in-browser"],
         env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

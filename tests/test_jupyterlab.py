@@ -130,3 +130,16 @@ def test_quickstart_runs_live_in_jupyterlab(tmp_path):
         assert "in-graph" in step.locator(".kv-detail").inner_text()  # timed by --bench
         step.screenshot(path=str(SHOTS / "jupyterlab_live.png"))
         assert page.errors == []
+
+
+def test_saved_capture_renders_in_notebook_7(tmp_path):
+    pytest.importorskip("notebook")
+    _saved_notebook(tmp_path / "saved.ipynb")
+    with jupyterlab(tmp_path, app="notebook") as url, chromium_page() as page:
+        page.goto(f"{url}/notebooks/saved.ipynb")
+        page.wait_for_selector(".jp-RenderedKernelviz .kv-row", timeout=90000)
+        page.locator(".jp-RenderedKernelviz .kv-row").filter(has_text="cpp_fused").first.click()
+        page.wait_for_selector(".jp-RenderedKernelviz .kv-source.kv-highlighted")
+        page.screenshot(path=str(SHOTS / "notebook7_saved.png"))
+        # Notebook 7.6.5's own settings loader throws once at start-up (also on its file browser page)
+        assert [e for e in page.errors if "kernelviz" in e] == []
