@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def run_demo():
-    """Compile and run one training step under a capture; returns the Capture."""
+    """Compile, run and time one training step under a capture; returns the Capture."""
     import torch
 
     import kernelviz
@@ -19,6 +19,6 @@ def run_demo():
         loss.backward()
         return loss
 
-    with kernelviz.capture() as cap:
+    with kernelviz.capture(bench=True) as cap:
         torch.compile(train_step)(x, target)
     return cap

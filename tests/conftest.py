@@ -8,6 +8,32 @@ ALL_FIXTURES = sorted(FIXTURES.glob("*/*.py"))
 CUDA_FIXTURES = sorted(FIXTURES.glob("cuda-*/*.py"))
 
 
+def big_capture(kernels: int = 200):
+    """A capture of at least ``kernels`` kernels: the real H100 fixtures' graphs, repeated."""
+    import copy
+
+    import kernelviz
+    from kernelviz.model import Capture
+
+    sources = [kernelviz.load(p).graphs[0] for p in CUDA_FIXTURES]
+    graphs = []
+    while sum(len(g.kernels) for g in graphs) < kernels:
+        graph = copy.deepcopy(sources[len(graphs) % len(sources)])
+        graph.id = f"{len(graphs)}_{graph.id}"
+        graphs.append(graph)
+    return Capture(graphs=graphs)
+
+
+@pytest.fixture
+def fresh_dynamo():
+    """Each live-capture test starts and ends with dynamo's caches empty."""
+    import torch
+
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
 def pytest_collection_modifyitems(config, items):
     """GPU tests run only where CUDA is present (the GPU machine); CI has none."""
     try:

@@ -10,12 +10,9 @@ import zoo
 from conftest import FIXTURES
 from kernelviz.bench.timers import CpuTimer
 
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+
 
 
 def _state(model):

@@ -1,15 +1,13 @@
 """The prebuilt JupyterLab extension in a real JupyterLab, driven by Playwright in Debian's Chromium:
 a saved capture renders from its JSON with the kernel stopped, and the quickstart runs live."""
 
-import copy
 import json
 from pathlib import Path
 
 import pytest
 
-import kernelviz
 from browser import chromium_page, needs_browser
-from conftest import FIXTURES
+from conftest import big_capture
 
 nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
@@ -34,16 +32,9 @@ def _saved_notebook(path: Path) -> None:
 
 def _big_notebook(path: Path, kernels: int = 200) -> int:
     """A saved notebook with a capture of at least ``kernels`` kernels (real H100 fixtures, repeated)."""
-    from kernelviz.model import Capture
     from kernelviz.views.display import static_bundle
 
-    graphs = [kernelviz.load(p).graphs[0] for p in sorted((FIXTURES / "cuda-h100-torch2.11").glob("*.py"))]
-    out = []
-    while sum(len(g.kernels) for g in out) < kernels:
-        g = copy.deepcopy(graphs[len(out) % len(graphs)])
-        g.id = f"{len(out)}_{g.id}"
-        out.append(g)
-    cap = Capture(graphs=out)
+    cap = big_capture(kernels)
     cell = nbformat.v4.new_code_cell("cap", outputs=[nbformat.v4.new_output(
         "display_data", data=json.loads(json.dumps(static_bundle(cap))))])
     nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)

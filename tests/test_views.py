@@ -1,7 +1,6 @@
 """The views: HTML report (parsed), widget state, tokens, and the panel in headless Chromium,
 with hostile captured text that must stay text."""
 
-import copy
 import html.parser
 import json
 import time
@@ -10,7 +9,7 @@ import pytest
 
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
-from conftest import ALL_FIXTURES, FIXTURES
+from conftest import ALL_FIXTURES, FIXTURES, big_capture
 from kernelviz.model import Capture, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
@@ -133,16 +132,6 @@ def test_capture_mimebundle_has_widget_model_json_and_html():
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
-def _big_capture(kernels: int = 200) -> Capture:
-    sources = [kernelviz.load(p).graphs[0] for p in sorted((FIXTURES / "cuda-h100-torch2.11").glob("*.py"))]
-    graphs = []
-    while sum(len(g.kernels) for g in graphs) < kernels:
-        graph = copy.deepcopy(sources[len(graphs) % len(sources)])
-        graph.id = f"{len(graphs)}_{graph.id}"
-        graphs.append(graph)
-    return Capture(graphs=graphs)
-
-
 @needs_browser
 def test_panel_in_chromium_selects_shows_source_and_keeps_text_as_text(tmp_path):
     cap = hostile_capture()
@@ -169,7 +158,7 @@ def test_panel_in_chromium_selects_shows_source_and_keeps_text_as_text(tmp_path)
 
 @needs_browser
 def test_200_kernel_capture_opens_fast(tmp_path):
-    cap = _big_capture(200)
+    cap = big_capture(200)
     start = time.perf_counter()
     data = json.dumps(payload(cap, per_kernel=False))  # what the widget sends when it opens
     python_s = time.perf_counter() - start

@@ -41,5 +41,4 @@ def _make(spec: TensorSpec, value: Any, device: str) -> Any:
     dev = spec.device or device
     if dtype.is_floating_point:
         return torch.empty_strided(shape, stride, dtype=dtype, device=dev).normal_()
-    return torch.zeros_strided(shape, stride, dtype=dtype, device=dev) if hasattr(torch, "zeros_strided") \
-        else torch.empty_strided(shape, stride, dtype=dtype, device=dev).zero_()
+    return torch.empty_strided(shape, stride, dtype=dtype, device=dev).zero_()
