@@ -167,15 +167,11 @@ class _Reader:
             self.known.update(targets)
             return
         callee = _CALLEE.match(expr)
-        if targets and not callee or (callee and callee.group(1) == "reinterpret_tensor"):
+        if callee is None or callee.group(1) == "reinterpret_tensor":  # an alias: x = y, x = y[0], a view
             base = next((n for n in _IDENT.findall(expr) if n in self.known), None)
-            if reuse and base:
+            if reuse and base and targets:
                 self._event(kind="reuse", buffer=targets[0], source=base, line=line)
             self.known.update(targets)
-            return
-        if not callee:
-            if targets:
-                self.known.update(targets)
             return
         name = callee.group(1)
         if name in SKIP or name.startswith("empty_strided"):
