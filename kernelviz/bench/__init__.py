@@ -35,7 +35,7 @@ def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: 
 
 
 def _progress(items: list, enabled: bool):
-    if not enabled or len(items) < 1:
+    if not enabled or not items:
         return items
     try:
         from tqdm.auto import tqdm
@@ -59,15 +59,16 @@ def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: i
     except (NotImplementedError, ValueError, SyntaxError) as exc:
         raise BenchError(str(exc)) from None
     args = live_inputs(run.inputs if run is not None else None)
-    graph.timed_on = "user tensors" if args is not None else "recreated inputs"
+    timed_on = "user tensors" if args is not None else "recreated inputs"
     try:
         with _keep_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
             if args is None:
                 args = recreate(graph, run.inputs if run is not None else None)
             timer = GpuTimer(reps=reps) if graph.device == "cuda" else CpuTimer(reps=max(3, reps // 2))
             _measure(graph, inst, timer, _arg_maker(args, compiled), isolated)
+        graph.timed_on = timed_on
     except torch.cuda.OutOfMemoryError:
-        inst = args = None
+        inst = args = None  # drop what the timing holds before the cache is emptied
         torch.cuda.empty_cache()
         raise BenchError("out of memory while timing; what the timing took has been freed") from None
     except (ValueError, RuntimeError) as exc:
