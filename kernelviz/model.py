@@ -188,6 +188,7 @@ class Graph:
     memory: list[BufferEvent] = field(default_factory=list)
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
+    call_span: list[int] | None = None  # first and last line (1-based) of call() in the code
     calls: int = 0  # times call() ran during the capture
     compile_s: float | None = None
     gpu_busy_ms: float | None = None  # end-to-end CUDA-event time of call(), once timed

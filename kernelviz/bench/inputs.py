@@ -7,10 +7,6 @@ from typing import Any
 
 from ..model import Graph, TensorSpec
 
-_DTYPES = {"float32": "float32", "float": "float32", "float16": "float16", "bfloat16": "bfloat16",
-           "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8",
-           "uint8": "uint8", "bool": "bool"}
-
 
 def live_inputs(recorded: list[Any] | None) -> list[Any] | None:
     """The recorded inputs if every tensor among them is still alive, else None."""
@@ -37,7 +33,7 @@ def _make(spec: TensorSpec, value: Any, device: str) -> Any:
         shape, stride = [int(s) for s in spec.shape], [int(s) for s in spec.stride or []]
     except ValueError:
         raise ValueError(f"input {spec.name}: symbolic shape {spec.shape} cannot be recreated") from None
-    dtype = getattr(torch, _DTYPES.get(spec.dtype, spec.dtype))
+    dtype = getattr(torch, spec.dtype)  # "float32", "bfloat16", ... as the code writes them
     dev = spec.device or device
     if dtype.is_floating_point:
         return torch.empty_strided(shape, stride, dtype=dtype, device=dev).normal_()

@@ -4,15 +4,12 @@ kernels and extern calls record the arguments they were given (for isolated timi
 from __future__ import annotations
 
 import contextlib
-import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Graph
-
-_CALL_DEF = re.compile(r"^(\s*)def call\((self, )?args\):\s*$")
 
 
 @dataclass
@@ -79,25 +76,22 @@ class Instrumented:
 
 def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     """Build the instrumented ``call`` of ``graph`` over the globals of its compiled module."""
+    if graph.call_span is None:
+        raise NotImplementedError("the code has no call() to time")
     lines = graph.code.splitlines()
+    first, last = graph.call_span
     launch_lines = {launch.line: launch.index for launch in graph.launches}
-    first = min(launch_lines)
-    start = max(i for i in range(first - 1) if _CALL_DEF.match(lines[i]))
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    end = start + 1
-    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent
-                                or lines[end].lstrip().startswith("#")):
-        end += 1
-    if max(launch_lines) > end:
+    if not all(first < n <= last for n in launch_lines):
         raise NotImplementedError("launches outside call() (graph partitions) cannot be timed yet")
     body = []
-    for i in range(start + 1, end):  # 0-based line i is line number i + 1
-        line = lines[i]
-        if i + 1 in launch_lines:
+    for number in range(first + 1, last + 1):
+        line = lines[number - 1]
+        if number in launch_lines:
             pad = line[: len(line) - len(line.lstrip())]
-            line = f"{pad}with __kv_range({launch_lines[i + 1]}): {line.lstrip()}"
+            line = f"{pad}with __kv_range({launch_lines[number]}): {line.lstrip()}"
         body.append(line)
-    source = textwrap.dedent("\n".join([lines[start]] + body))
+    header = lines[first - 1]
+    source = textwrap.dedent("\n".join([header] + body))
 
     recorded = Recorded()
     scope = dict(namespace)
@@ -112,7 +106,7 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     set_range(None)
     exec(compile(source, f"<kernelviz instrumented {graph.id}>", "exec"), scope)
     fn = scope["call"]
-    if " self, " in lines[start] or "(self," in lines[start]:
+    if "(self," in header:
         runner = namespace.get("runner")
 
         def call(args: list) -> Any:

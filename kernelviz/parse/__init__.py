@@ -33,16 +33,16 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
     kernels = {d.kernel.name: d.kernel for d in definitions}
     body = read_call(lines, kernels, skip, warnings)
-    if not definitions and not body.found:
+    if not definitions and body.span is None:
         raise ParseError(f"found no kernels and no call(args); {EXPECTED}")
-    if not body.found:
+    if body.span is None:
         warnings.append("no call(args) wrapper found: launches are unknown")
     aot = _AOT_ID.search(text)
     gid = graph_id or (aot.group(1) if aot else "graph")
     kind = next((k for k in ("forward", "backward", "inference") if aot and aot.group(1).endswith(k)), "unknown")
     return Graph(id=gid, kind=kind, device=_device(text, body.device, kernels), code=text,
                  kernels=list(kernels.values()), launches=body.launches, memory=body.memory,
-                 inputs=body.inputs, outputs=body.outputs, warnings=warnings)
+                 inputs=body.inputs, outputs=body.outputs, call_span=body.span, warnings=warnings)
 
 
 def _device(text: str, alloc_device: str | None, kernels: dict) -> str:

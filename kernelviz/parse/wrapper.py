@@ -37,7 +37,7 @@ class CallBody:
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     device: str | None = None
-    found: bool = False
+    span: list[int] | None = None  # call()'s def line and last body line, 1-based
 
 
 def split_args(text: str) -> list[str]:
@@ -109,8 +109,9 @@ class _Reader:
     def read(self) -> CallBody:
         for i, line in enumerate(self.lines):
             if i not in self.skip and _CALL_DEF.match(line):
-                self.out.found = True
-                self._block(_body(self.lines, i))
+                body = _body(self.lines, i)
+                self.out.span = [i + 1, body[-1][0] + 1 if body else i + 1]
+                self._block(body)
                 break
         self._input_types()
         return self.out

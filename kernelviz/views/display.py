@@ -41,10 +41,10 @@ def show(capture: Capture) -> Any:
     from IPython import get_ipython
     from IPython.display import display
 
-    live, widget = widget_bundle(capture)
     if getattr(get_ipython(), "kernel", None) is None:  # a terminal: no widget, no display updates
         display(static_bundle(capture), raw=True)
-        return widget
+        return None
+    live, widget = widget_bundle(capture)
     handle = display({**live, "text/plain": summary(capture)}, raw=True, display_id=True)
     handle.update({**static_bundle(capture), **live}, raw=True)
     return widget
