@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .model import MIME_TYPE, SCHEMA_VERSION, BufferEvent, Capture, FragmentNode, Graph, Kernel, Launch
+from .model import (
+    MIME_TYPE,
+    SCHEMA_VERSION,
+    BufferEvent,
+    Capture,
+    CaptureError,
+    DynamoEvent,
+    FragmentNode,
+    Graph,
+    Kernel,
+    Launch,
+)
 from .parse import ParseError
 
 __version__ = "0.1.0"
-__all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "ParseError", "capture",
+__all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
+           "ParseError", "capture",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
@@ -25,9 +37,10 @@ def capture(*, fresh_compile: bool = True, bench: bool = False):
 
 
 def load(source: str | Path) -> Capture:
-    """A capture from saved Inductor output code: a path, a directory, or the code text.
+    """A capture from a capture's ``.json`` file, or from saved Inductor output code: a path, a directory,
+    or the code text.
 
-    Raises :class:`ParseError` when the input is not Inductor output code.
+    Raises :class:`ParseError` (a :class:`CaptureError`) when the input is neither.
     """
     from .parse import load as _load
 

@@ -18,8 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("--json", metavar="OUT", help="also write the capture as JSON here (and the report as .html)")
     args = parser.parse_args(argv)
 
-    from . import ParseError, load
-    from .model import Capture
+    from . import CaptureError, load
     from .views.text import summary
 
     try:
@@ -30,9 +29,9 @@ def main(argv: list[str] | None = None) -> int:
             capture, out = run_demo(), Path(args.out)
         else:
             path = Path(args.path)
-            capture = Capture.from_json(path.read_text()) if path.suffix == ".json" else load(path)
+            capture = load(path)
             out = Path(args.json).with_suffix("") if args.json else None
-    except (ParseError, OSError, ValueError) as exc:
+    except (CaptureError, OSError, ValueError) as exc:
         print(f"kernelviz: {exc}", file=sys.stderr)
         return 2
     print(summary(capture))

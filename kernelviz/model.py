@@ -16,9 +16,14 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_SCHEMAS = (1, 2)  # version 1 files load with the fields added since left at their defaults
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
+
+
+class CaptureError(ValueError):
+    """Input that is not a kernelviz capture (or not one this version reads); the message is one line."""
 
 
 @dataclass
@@ -176,6 +181,18 @@ class TensorSpec:
 
 
 @dataclass
+class DynamoEvent:
+    """Something dynamo did that shaped the graphs: a graph break, a recompile or a skipped frame."""
+
+    kind: str  # "graph_break", "recompile", "skip"
+    reason: str  # dynamo's own words
+    file: str | None = None
+    line: int | None = None
+    function: str = ""
+    code: str = ""  # the user's source line, where known
+
+
+@dataclass
 class Graph:
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
 
@@ -191,6 +208,8 @@ class Graph:
     call_span: list[int] | None = None  # first and last line (1-based) of call() in the code
     calls: int = 0  # times call() ran during the capture
     compile_s: float | None = None
+    cache: str | None = None  # "compiled" (in this capture), "fx_cache_hit", "reused" (compiled earlier), or None
+    thread: str | None = None  # name of the thread that ran it, where the capture saw it
     gpu_busy_ms: float | None = None  # end-to-end CUDA-event time of call(), once timed
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
     warnings: list[str] = field(default_factory=list)
@@ -211,6 +230,7 @@ class Capture:
     triton_version: str | None = None
     device_name: str | None = None
     warnings: list[str] = field(default_factory=list)
+    dynamo: list[DynamoEvent] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -230,11 +250,13 @@ class Capture:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Capture:
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(
-                f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {SCHEMA_VERSION})"
+        if version not in READABLE_SCHEMAS:
+            raise CaptureError(
+                f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {READABLE_SCHEMAS})"
             )
-        return _build(cls, data)
+        capture = _build(cls, data)
+        capture.schema_version = SCHEMA_VERSION
+        return capture
 
     @classmethod
     def from_json(cls, text: str) -> Capture:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..model import Capture, Graph
+from ..model import Capture, CaptureError, Graph
 from .kernels import find_kernels
 from .wrapper import read_call
 
@@ -15,7 +15,7 @@ EXPECTED = ("expected Inductor output code: a Python module that defines kernels
             "TORCH_LOGS=output_code or tlparse)")
 
 
-class ParseError(ValueError):
+class ParseError(CaptureError):
     """The input is not Inductor output code."""
 
 
@@ -64,9 +64,12 @@ def split_modules(text: str) -> list[str]:
 
 
 def load(source: str | Path) -> Capture:
-    """A :class:`Capture` from saved output code: a file, a directory of them, or the code text itself."""
+    """A :class:`Capture` from a capture's JSON file, or from saved output code: a file, a directory of
+    them, or the code text itself."""
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
+        if path.suffix == ".json" and path.is_file():
+            return Capture.from_json(_read(path))
         if path.is_dir():
             files = sorted(p for p in path.rglob("*.py") if "async_compile" in _read(p))
             if not files:
