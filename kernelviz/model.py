@@ -67,19 +67,26 @@ class KernelTiming:
 
 @dataclass
 class LaunchTiming:
-    """In-graph timing of one launch of ``call()``."""
+    """In-graph timing of one launch of ``call()``, and where it sits on the device's roofline."""
 
     in_graph_ms: float | None = None
     unit: str = "gpu"
     share: float | None = None
-    bytes: int | None = None
-    gb_per_s: float | None = None
-    pct_peak_bw: float | None = None
+    bytes: int | None = None  # the bytes the rates use: bytes_estimate where Inductor gave one, else bytes_args
+    gb_per_s: float | None = None  # achieved in the graph (may exceed DRAM peak when inputs sit in L2)
+    pct_peak_bw: float | None = None  # of the DRAM peak, from an L2-flushed time; never above 100
     flops: float | None = None
     tflop_per_s: float | None = None
-    pct_peak_flops: float | None = None
+    pct_peak_flops: float | None = None  # of the compute peak for ``dtype``, from an L2-flushed time; <= 100
     device_kernels: list[str] = field(default_factory=list)
     error: str | None = None
+    # roofline (issue: timing you can trust)
+    bound: str | None = None  # "memory", "compute", "latency", or None where unknown
+    dtype: str | None = None  # the dtype whose compute peak pct_peak_flops is taken against
+    bytes_estimate: int | None = None  # Inductor's own estimate (kernel_num_gb)
+    bytes_args: int | None = None  # the sizes of the tensor arguments (in_out counted twice)
+    flushed_ms: float | None = None  # the L2-flushed time the % figures come from
+    cache_resident: bool = False  # the in-graph rate is above the DRAM peak: inputs were in cache
 
 
 @dataclass
@@ -178,6 +185,18 @@ class TensorSpec:
     stride: list[str] | None = None
     dtype: str | None = None
     device: str | None = None
+    recorded: bool = False  # shape/stride/dtype/device read from the real tensor when the graph ran
+    values: str | None = None  # base64 of the raw bytes of a small integer/bool tensor kept from the run
+
+
+@dataclass
+class DevicePeaks:
+    """The ceilings a roofline is drawn against, and where each number comes from."""
+
+    device: str
+    dram_gb_per_s: float | None = None
+    tflops: dict[str, float] = field(default_factory=dict)  # dtype name ("bfloat16", "tf32", ...) -> dense peak
+    source: str = ""  # e.g. "datasheet: NVIDIA H100 SXM5 80GB", "measured by kernelviz.calibrate()", "given"
 
 
 @dataclass
@@ -211,6 +230,8 @@ class Graph:
     cache: str | None = None  # "compiled" (in this capture), "fx_cache_hit", "reused" (compiled earlier), or None
     thread: str | None = None  # name of the thread that ran it, where the capture saw it
     gpu_busy_ms: float | None = None  # end-to-end CUDA-event time of call(), once timed
+    gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
+    cudagraph_ms: float | None = None  # call() as a CUDA-graph replay, as reduce-overhead runs it
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
     warnings: list[str] = field(default_factory=list)
 
@@ -229,6 +250,7 @@ class Capture:
     torch_version: str | None = None
     triton_version: str | None = None
     device_name: str | None = None
+    peaks: DevicePeaks | None = None
     warnings: list[str] = field(default_factory=list)
     dynamo: list[DynamoEvent] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
