@@ -52,3 +52,10 @@ def load_ipython_extension(ipython) -> None:
     from .magic import register
 
     register(ipython)
+
+
+def diff(a, b, **options):
+    """The diff of capture ``a`` (before) against ``b`` (after): see :func:`kernelviz.compare.diff`."""
+    from .compare import diff as _diff
+
+    return _diff(a, b, **options)
