@@ -49,7 +49,7 @@ def _badge(relation: str) -> str:
 
 
 def _group_row(diff: Diff, index: int, group: Group) -> str:
-    link = (f'<a href="#kv-diff-{index}">{escape(names(diff, group, "a"))}</a>' if _has_detail(group)
+    link = (f'<a href="#kv-diff-{index}">{escape(names(diff, group, "a"))}</a>' if shows_detail(group)
             else escape(names(diff, group, "a")))
     how = escape(group.how) + (f" ({group.confidence:.2f})" if group.a and group.b else "")
     return (f"<tr><td>{_badge(group.relation)}</td><td><code>{link}</code></td>"
@@ -58,7 +58,7 @@ def _group_row(diff: Diff, index: int, group: Group) -> str:
             + f"<td>{how}</td></tr>")
 
 
-def _has_detail(group: Group) -> bool:
+def shows_detail(group: Group) -> bool:
     return group.relation != "same" or any(m.changed for m in group.measures if m.kind in ("config", "binary"))
 
 
@@ -114,7 +114,7 @@ def _graph(diff: Diff, i: int) -> str:
     return (f"<h3>graph {ida} → {idb} <small>({how})</small></h3>" + (f"<p>{facts}</p>" if facts else "")
             + f'<table class="kv-table"><thead><tr>{head}</tr></thead><tbody>'
             + "".join(_group_row(diff, k, g) for k, g in groups) + "</tbody></table>"
-            + "".join(_detail(diff, k, g) for k, g in groups if _has_detail(g)))
+            + "".join(_detail(diff, k, g) for k, g in groups if shows_detail(g)))
 
 
 def _headline(diff: Diff) -> str:

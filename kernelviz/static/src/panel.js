@@ -1,4 +1,5 @@
 // renderCapture: the panel's state and layout (header, toolbar, launch table, tabs).
+import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
 import { fmt } from "./format.js";
 import { headline } from "./header.js";
@@ -7,11 +8,12 @@ import { fillTable, visibleRows } from "./table.js";
 import { TABS } from "./views.js";
 
 /**
- * Render a capture into `el`. `host` (optional) connects the live widget:
+ * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects the live widget:
  *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(), canBench, note.
  * Returns { update(data), redrawDetail(), select(key) }.
  */
 export function renderCapture(el, data, host = {}) {
+  if (isDiff(data)) return renderDiff(el, data, host);
   const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: TABS[0].id,
     node: null, line: null };
   let cap = data;
