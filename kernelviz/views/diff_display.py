@@ -64,12 +64,15 @@ def show_against(base: str, capture, namespace: dict) -> None:
     """``%%kernelviz --diff base``: show ``capture`` against the Capture named ``base`` in ``namespace``
     (or loaded from the path ``base``); a base that is neither is one line on stderr."""
     import sys
+    from pathlib import Path
 
     from ..compare import diff
     from ..model import Capture, CaptureError
 
     try:
-        before = namespace[base] if base in namespace else base
+        if base not in namespace and not Path(base).exists():
+            raise CaptureError("no variable of that name here, and no such file")
+        before = namespace.get(base, base)
         if not isinstance(before, (Capture, str)):
             raise CaptureError(f"a {type(before).__name__}, not a kernelviz Capture or a path")
         show(diff(before, capture, labels=(base, "this cell")))
