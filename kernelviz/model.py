@@ -9,6 +9,7 @@ model to a downstream stage (timing, rendering) import that stage when called.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import re
 import types
@@ -242,8 +243,32 @@ class Graph:
         raise KeyError(name)
 
 
+class Document:
+    """What a capture and a diff share: their JSON, and the front doors to their views, whose modules
+    (``_views``: the HTML page's and the MIME bundle's, relative to this package) are imported when called."""
+
+    _views: tuple[str, str] = (".views.html", ".views.display")
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_html(self) -> str:
+        """A self-contained HTML page (no script, no network)."""
+        return importlib.import_module(self._views[0], __package__).page(self)
+
+    def save_html(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_html())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return importlib.import_module(self._views[1], __package__).mimebundle(self)
+
+
 @dataclass
-class Capture:
+class Capture(Document):
     """Every graph Inductor compiled (or ran) in one capture."""
 
     graphs: list[Graph] = field(default_factory=list)
@@ -262,12 +287,6 @@ class Capture:
     @property
     def launches(self) -> list[Launch]:
         return [launch for g in self.graphs for launch in g.launches]
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
-
-    def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Capture:
@@ -290,21 +309,6 @@ class Capture:
         from .bench import bench
 
         return bench(self, **options)
-
-    def to_html(self) -> str:
-        """A self-contained HTML page of the capture (no script, no network)."""
-        from .views.html import page
-
-        return page(self)
-
-    def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .views.display import mimebundle
-
-        return mimebundle(self)
 
 
 def _plain(value: Any) -> Any:

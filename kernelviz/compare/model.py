@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Capture, CaptureError, _build, _plain
+from ..model import Capture, CaptureError, Document, _build
 
 FORMAT = "kernelviz-diff"
 DIFF_VERSION = 1
@@ -104,8 +104,10 @@ class Headline:
 
 
 @dataclass
-class Diff:
+class Diff(Document):
     """Capture ``a`` (before) against capture ``b`` (after)."""
+
+    _views = (".views.diff_html", ".views.diff_display")
 
     a: Capture
     b: Capture
@@ -122,12 +124,6 @@ class Diff:
         gm = self.graphs[group.graph]
         return (self.a.graphs[gm.a] if gm.a is not None else None,
                 self.b.graphs[gm.b] if gm.b is not None else None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
-
-    def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> Diff:
@@ -150,22 +146,6 @@ class Diff:
         except ValueError as exc:
             raise CaptureError(f"not JSON ({exc}); expected a kernelviz diff") from None
         return cls.from_dict(data)
-
-    # Front doors to the views, imported only when called.
-    def to_html(self) -> str:
-        """A self-contained HTML page of the diff (no script, no network)."""
-        from ..views.diff_html import page
-
-        return page(self)
-
-    def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..views.diff_display import mimebundle
-
-        return mimebundle(self)
 
 
 def _number(x: Any) -> bool:
