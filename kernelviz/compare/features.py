@@ -31,8 +31,8 @@ class Work:
     nodes: frozenset[str]  # FX source nodes
     aten: frozenset[str]  # original ATen ops
     words: frozenset[str]  # the ops named by the kernel's (or extern op's) name and by its ATen ops
-    fragment: tuple  # (dtype, shape) of each fragment node, sorted (empty without metadata)
-    buffers: tuple  # ("r" or "w", dtype, shape) of each buffer read and written, sorted
+    fragment: Counter  # (dtype, shape) of the fragment's nodes (empty without metadata)
+    buffers: Counter  # ("r" or "w", dtype, shape) of the buffers read and written
     body: str | None  # the kernel's source from @triton.jit on, its own name replaced
     skeleton: str  # body (or an extern call's text) with every number and numbered name replaced
     position: float  # index / (launches - 1)
@@ -56,13 +56,13 @@ def describe(graph: Graph) -> list[Work]:
             jit = _JIT.search(kernel.source)
             body = kernel.source[jit.start() if jit else 0:].replace(kernel.name, "KERNEL")
             skeleton = _NUMBER.sub("#", body)
-            fragment = tuple(sorted((n.dtype or "", tuple(n.shape)) for n in kernel.fragment
-                                    if n.op != "output" and n.shape is not None))
+            fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment
+                               if n.op != "output" and n.shape is not None)
         else:
             skeleton = _NUMBERED.sub("#", launch.text.split(" = ", 1)[-1])
-            fragment = ()
-        buffers = tuple(sorted([("r", *specs[n]) for n in launch.reads if n in specs]
-                               + [("w", *specs[n]) for n in launch.writes if n in specs]))
+            fragment = Counter()
+        buffers = Counter([("r", *specs[n]) for n in launch.reads if n in specs]
+                          + [("w", *specs[n]) for n in launch.writes if n in specs])
         aten = frozenset(launch.original_aten)
         out.append(Work(
             index=launch.index, name=launch.name, kind=kernel.kind if kernel else "extern",
@@ -88,13 +88,13 @@ def buffer_specs(graph: Graph) -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def jaccard(x, y) -> float | None:
-    """Overlap of two sets, or of two multisets given as sequences; None where either is empty."""
+    """Overlap of two sets, or of two multisets (Counters); None where either is empty."""
     if not x or not y:
         return None
     if isinstance(x, (set, frozenset)):
         return len(x & y) / len(x | y)
-    cx, cy = Counter(x), Counter(y)
-    return sum((cx & cy).values()) / sum((cx | cy).values())
+    common = sum(min(n, y[k]) for k, n in x.items() if k in y)
+    return common / (sum(x.values()) + sum(y.values()) - common)
 
 
 def within(x, y) -> float | None:

@@ -58,19 +58,23 @@ def match_graphs(a: Capture, b: Capture) -> list[tuple[int | None, int | None, s
     def key(graph: Graph):
         return [(s.dtype or "", tuple(s.shape or ())) for s in graph.inputs]
 
-    def ops(graph: Graph) -> set[str]:
-        return {w for launch in graph.launches for w in words(launch.name).union(*map(words, launch.original_aten))}
+    def ops(graph: Graph) -> frozenset[str]:
+        return frozenset(w for launch in graph.launches
+                         for w in words(launch.name).union(*map(words, launch.original_aten)))
 
+    keys_a, keys_b = [key(g) for g in a.graphs], [key(g) for g in b.graphs]
+    counts_a, counts_b = [Counter(k) for k in keys_a], [Counter(k) for k in keys_b]
+    ops_a, ops_b = [ops(g) for g in a.graphs], [ops(g) for g in b.graphs]
     candidates = []
     for i, ga in enumerate(a.graphs):
         for j, gb in enumerate(b.graphs):
             if "unknown" not in (ga.kind, gb.kind) and ga.kind != gb.kind:
                 continue
-            same_ops = jaccard(ops(ga), ops(gb)) or 0.0
-            if key(ga) == key(gb):
+            same_ops = jaccard(ops_a[i], ops_b[j]) or 0.0
+            if keys_a[i] == keys_b[j]:
                 confidence, how = (1.0 if same_ops >= 0.5 else 0.9), "kind + input shapes"
             else:
-                inputs = jaccard(Counter(key(ga)), Counter(key(gb))) if ga.inputs and gb.inputs else 0.0
+                inputs = jaccard(counts_a[i], counts_b[j]) or 0.0
                 confidence = 0.6 * inputs + 0.4 * same_ops
                 how = f"kind + {inputs:.0%} of input shapes + {same_ops:.0%} of ops"
             distance = abs(i / max(1, len(a.graphs) - 1) - j / max(1, len(b.graphs) - 1))
