@@ -45,7 +45,7 @@ def ran(tmp_path_factory):
     and output-code log written by the same process."""
     work = tmp_path_factory.mktemp("run")
     (work / "script.py").write_text(SCRIPT)
-    proc = kernelviz_cli("run", "script.py", "a1", "-o", "out/report.html", "--", "-o", "x", cwd=work,
+    proc = kernelviz_cli("run", "script.py", "a1", "-o", "out/report.html", "--bench", "--", "-o", "x", cwd=work,
                          env={"TORCH_COMPILE_DEBUG": "1", "TORCH_LOGS": "output_code"})
     return work, proc
 
@@ -56,6 +56,7 @@ def test_run_writes_report_and_capture_and_runs_the_script_as_python_would(ran):
     assert f"ran __main__ ['a1', '-o', 'x'] {work}" in proc.stdout
     cap = kernelviz.load(work / "out" / "report.json")
     assert len(cap.graphs) == 1 and cap.kernels and cap.kernels[0].original_aten
+    assert cap.graphs[0].timed_on == "user tensors" and all(x.timing.unit == "cpu" for x in cap.launches)
     assert cap.kernels[0].name in (work / "out" / "report.html").read_text()
     assert "kernelviz: wrote out/report.html" in proc.stderr
 

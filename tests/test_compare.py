@@ -223,5 +223,8 @@ def test_cpu_wall_clock_and_gpu_time_are_shown_but_not_compared(fresh_dynamo):
     times = [g.measure("in-graph") for g in d.groups if g.graph == d.graphs.index(mlp) and g.a and g.b]
     assert times and all(t.a is not None and t.b is not None for t in times)
     assert all(not t.comparable and t.delta is None and "CPU wall clock" in t.note for t in times)
+    isolated = [g.measure("isolated") for g in d.groups if g.graph == d.graphs.index(mlp) and g.a and g.b]
+    assert all(m.delta is None for m in isolated)
+    assert any(m.a is not None and m.b is not None and "CPU wall clock" in m.note for m in isolated)
     assert d.headline.wins == d.headline.losses == []
     assert d.headline.measures[0].name == "time of launches"

@@ -13,8 +13,8 @@ TOP = 5  # wins and losses in the headline
 NOISE_PCT = 2.0  # changes of a launch's time smaller than this share of it are not listed as wins or losses
 
 
-def _unit(launches: list[Launch]) -> str | None:
-    units = {launch.timing.unit for launch in launches if launch.timing is not None}
+def _units(timings: list) -> str | None:
+    units = {t.unit for t in timings if t is not None}
     return units.pop() if len(units) == 1 else None
 
 
@@ -22,20 +22,25 @@ def _sum(values: list) -> float | None:
     return None if not values or any(v is None for v in values) else float(sum(values))
 
 
-def _in_graph(launch: Launch) -> float | None:
-    return launch.timing.in_graph_ms if launch.timing else None
+def _timed(name: str, a: list, b: list, field: str) -> Measure:
+    """A time summed over each side's timings (None where one of that side's is missing), compared only
+    where both sides were timed on the same clock."""
+    def total(timings):
+        return _sum([getattr(t, field) if t is not None else None for t in timings])
 
-
-def _time(name: str, a: list[Launch], b: list[Launch]) -> Measure:
-    """In-graph time summed over each side's launches (None where a launch of that side was not timed)."""
-    m = Measure(name, "time", _sum([_in_graph(x) for x in a]), _sum([_in_graph(x) for x in b]), unit="ms")
-    ua, ub = _unit(a), _unit(b)
+    m = Measure(name, "time", total(a), total(b), unit="ms")
+    ua, ub = _units(a), _units(b)
     if a and b and ua and ub and ua != ub:
         m.comparable = False
         m.note = f"not compared: {_clock(ua)} against {_clock(ub)}"
     elif a and b and (m.a is None) != (m.b is None):
         m.note = f"{'a' if m.a is None else 'b'} not timed"
     return m
+
+
+def _time(name: str, a: list[Launch], b: list[Launch]) -> Measure:
+    """In-graph time summed over each side's launches."""
+    return _timed(name, [x.timing for x in a], [x.timing for x in b], "in_graph_ms")
 
 
 def _clock(unit: str) -> str:
@@ -48,9 +53,8 @@ def group_measures(ga: Graph | None, gb: Graph | None, group: Group) -> list[Mea
     lb = [gb.launches[i] for i in group.b] if gb else []
     ka, kb = _kernels(ga, la), _kernels(gb, lb)
     out = [_time("in-graph", la, lb)]
-    iso_a = _sum([k.timing.isolated_ms if k and k.timing else None for k in ka])
-    iso_b = _sum([k.timing.isolated_ms if k and k.timing else None for k in kb])
-    iso = Measure("isolated", "time", iso_a, iso_b, unit="ms")
+    iso = _timed("isolated", [k.timing if k else None for k in ka], [k.timing if k else None for k in kb],
+                 "isolated_ms")
     if None in ka or None in kb:
         iso.note = "extern calls are timed only in the graph"
     out.append(iso)
@@ -113,7 +117,7 @@ def headline(diff: Diff) -> Headline:
     """Totals over every graph of each side (and over the matched graphs where some have no counterpart),
     the biggest wins and losses inside matched graphs, and the groups by relation."""
     a_launches, b_launches = diff.a.launches, diff.b.launches
-    gpu = _unit(a_launches) == "gpu" and _unit(b_launches) == "gpu"
+    gpu = {_units([x.timing for x in a_launches]), _units([x.timing for x in b_launches])} == {"gpu"}
     out = Headline(measures=[_time("GPU time of launches" if gpu else "time of launches", a_launches, b_launches),
                              Measure("launches", "count", len(a_launches), len(b_launches)),
                              Measure("kernels", "count", len(diff.a.kernels), len(diff.b.kernels))])
