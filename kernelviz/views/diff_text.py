@@ -70,7 +70,7 @@ def headline_lines(diff: Diff) -> list[str]:
     h = diff.headline
     lines = [f"kernelviz diff: {side(diff.a, diff.labels[0])} → {side(diff.b, diff.labels[1])}"]
     lines += [f"  {change(m)}" for m in h.measures]
-    lines.append("  " + ", ".join(f"{n} {r}" for r, n in h.counts.items() if n))
+    lines.append("  " + (", ".join(f"{n} {r}" for r, n in h.counts.items() if n) or "no launches on either side"))
     for title, indices in (("biggest wins", h.wins), ("biggest losses", h.losses)):
         if indices:
             lines.append(f"  {title}:")
