@@ -119,7 +119,7 @@ function measuresTable(group) {
     h("tr", { class: m.a !== m.b && ["config", "binary", "device"].includes(m.kind) ? "kv-changed" : "" },
       h("td", {}, m.name), h("td", { class: "kv-num" }, value(m.a, m.unit)), h("td", { class: "kv-num" }, value(m.b, m.unit)),
       changeCell(m), h("td", { class: "kv-hint" }, m.note)));
-  return table(["measure", "a", "b", "change", ""], rows);
+  return rows.length ? table(["measure", "a", "b", "change", ""], rows) : null;
 }
 
 const badge = (relation) => h("span", { class: `kv-badge kv-rel-${relation}` }, relation);
