@@ -244,16 +244,10 @@ class Graph:
 
 
 class Document:
-    """What a capture and a diff share: their JSON, and the front doors to their views, whose modules
-    (``_views``: the HTML page's and the MIME bundle's, relative to this package) are imported when called."""
+    """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
+    page's and the MIME bundle's, relative to this package) are imported only when called."""
 
     _views: tuple[str, str] = (".views.html", ".views.display")
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
-
-    def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
 
     def to_html(self) -> str:
         """A self-contained HTML page (no script, no network)."""
@@ -287,6 +281,12 @@ class Capture(Document):
     @property
     def launches(self) -> list[Launch]:
         return [launch for g in self.graphs for launch in g.launches]
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Capture:

@@ -10,7 +10,7 @@ diff import their view when called.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 from ..model import Capture, CaptureError, Document, _build
@@ -124,6 +124,18 @@ class Diff(Document):
         gm = self.graphs[group.graph]
         return (self.a.graphs[gm.a] if gm.a is not None else None,
                 self.b.graphs[gm.b] if gm.b is not None else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON data: the two captures as :meth:`Capture.to_dict` writes them, the rest field by field."""
+        def plain(value):
+            return [plain(v) for v in value] if isinstance(value, list) else asdict(value) if is_dataclass(value) \
+                else value
+
+        return {f.name: getattr(self, f.name).to_dict() if f.name in ("a", "b") else plain(getattr(self, f.name))
+                for f in fields(self)}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> Diff:
