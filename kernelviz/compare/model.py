@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
-from ..model import Capture, CaptureError, Document, _build
+from ..model import Capture, CaptureError, Document, _build, _hints
 
 FORMAT = "kernelviz-diff"
 DIFF_VERSION = 1
@@ -147,9 +147,9 @@ class Diff(Document):
                                f"(this kernelviz reads {DIFF_VERSION})")
         if not isinstance(data.get("a"), dict) or not isinstance(data.get("b"), dict):
             raise CaptureError("a kernelviz diff without its two captures (\"a\" and \"b\")")
-        diff = _build(cls, {**data, "a": None, "b": None})
-        diff.a, diff.b = Capture.from_dict(data["a"]), Capture.from_dict(data["b"])
-        return diff
+        parts = {name: _build(tp, data[name]) for name, tp in _hints(cls).items()
+                 if name in data and name not in ("a", "b")}
+        return cls(a=Capture.from_dict(data["a"]), b=Capture.from_dict(data["b"]), **parts)
 
     @classmethod
     def from_json(cls, text: str) -> Diff:
