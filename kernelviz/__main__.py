@@ -145,8 +145,8 @@ def read(path: str):
             data = json.loads(p.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("format") == "kernelviz-diff":
                 return Diff.from_dict(data)
-            if not isinstance(data, dict) or "graphs" not in data:
-                raise CaptureError(f"JSON that is not a kernelviz capture (no \"graphs\"); {expected}")
+            if not isinstance(data, dict) or not isinstance(data.get("graphs"), list):
+                raise CaptureError(f"JSON that is not a kernelviz capture (no list of \"graphs\"); {expected}")
             return Capture.from_dict(data)
         return load(p)
     except UnicodeDecodeError:
