@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .compare import Diff, diff
 from .model import (
     MIME_TYPE,
     SCHEMA_VERSION,
@@ -20,7 +21,7 @@ from .parse import ParseError
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
-           "ParseError", "capture",
+           "ParseError", "capture", "diff", "Diff",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
@@ -52,10 +53,3 @@ def load_ipython_extension(ipython) -> None:
     from .magic import register
 
     register(ipython)
-
-
-def diff(a, b, **options):
-    """The diff of capture ``a`` (before) against ``b`` (after): see :func:`kernelviz.compare.diff`."""
-    from .compare import diff as _diff
-
-    return _diff(a, b, **options)
