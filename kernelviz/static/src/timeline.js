@@ -1,0 +1,46 @@
+// call() as a timeline: its launches in order, each as long as its in-graph time, generated kernels and
+// extern calls on their own lanes, then the gap (GPU busy time no launch covers). A bar's click selects its row.
+import { axisBottom } from "d3-axis";
+import { scaleLinear } from "d3-scale";
+import { h } from "./dom.js";
+import { fmtMs } from "./format.js";
+import { kindColour, svgFrame } from "./palette.js";
+
+const W = 460, M = { left: 64, right: 12, top: 8, bottom: 30 }, LANE = 22;
+
+/** The timeline figure of `rows` (launchRows with their key) and the graph's gap, or null when untimed. */
+export function timelineFigure(rows, graph, onSelect) {
+  const timed = rows.filter((r) => r.ms != null);
+  if (!timed.length) return null;
+  const gap = graph.gap_ms > 0 ? graph.gap_ms : 0;
+  const lanes = ["generated", "extern", ...(gap ? ["gap"] : [])];
+  const height = M.top + LANE * lanes.length + M.bottom;
+  const total = timed.reduce((s, r) => s + r.ms, 0) + gap;
+  const x = scaleLinear().domain([0, total]).range([M.left, W - M.right]);
+  const svg = svgFrame("kv-timeline", W, height, "timeline of call(): launches in order with their in-graph time");
+  lanes.forEach((lane, i) => svg.append("text").attr("class", "kv-chart-label").attr("x", M.left - 6)
+    .attr("y", M.top + LANE * i + LANE / 2 + 4).attr("text-anchor", "end").text(lane));
+  svg.append("g").attr("class", "kv-axis").attr("transform", `translate(0,${M.top + LANE * lanes.length})`)
+    .call(axisBottom(x).ticks(6, "~g"));
+  svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", height - 2).attr("text-anchor", "end")
+    .text(`ms (${graph.device === "cpu" ? "CPU wall clock" : "GPU"}, launches back to back)`);
+  const g = svg.append("g");
+  let at = 0;
+  for (const r of timed) {
+    const lane = r.kind === "extern" ? 1 : 0;
+    g.append("rect").attr("class", "kv-span").attr("data-key", r.key).attr("x", x(at)).attr("y", M.top + LANE * lane + 3)
+      .attr("width", Math.max(0.6, x(at + r.ms) - x(at))).attr("height", LANE - 6).attr("fill", kindColour(r.kind))
+      .on("click", () => onSelect(r.key))
+      .append("title").text(`#${r.index} ${r.name} (${r.kind}): ${fmtMs(r.ms)} ms` +
+        (r.share != null ? `, ${(100 * r.share).toFixed(1)}%` : ""));
+    at += r.ms;
+  }
+  if (gap) {
+    g.append("rect").attr("class", "kv-span kv-gap").attr("x", x(at)).attr("y", M.top + LANE * 2 + 3)
+      .attr("width", Math.max(0.6, x(at + gap) - x(at))).attr("height", LANE - 6)
+      .append("title").text(`gap ${fmtMs(gap)} ms: GPU busy time not covered by launches (idle, launch overhead)`);
+  }
+  const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+  return h("figure", { class: "kv-figure kv-timeline-figure" }, h("figcaption", {}, "call() timeline"), svg.node(),
+    h("div", { class: "kv-hint" }, `${timed.length} launches ${fmtMs(total - gap)} ms` + (gap ? ` + gap ${fmtMs(gap)} ms` : "") + busy));
+}
