@@ -63,7 +63,7 @@ def test_html_report_lists_kernels_with_highlighted_source():
     parsed = _parse(report(cap))
     text = "".join(parsed.text)
     assert all(k.name in text for k in cap.kernels)
-    assert sum(1 for tag, _ in parsed.tags if tag == "details") == len(cap.kernels)
+    assert sum(1 for tag, a in parsed.tags if tag == "details" and a.get("class") == "kv-kernel") == len(cap.kernels)
     highlighted = [a for tag, a in parsed.tags if tag == "div" and a.get("class") == "highlight"]
     assert len(highlighted) == len(cap.kernels)
     assert any(tag == "span" and a.get("class") == "k" for tag, a in parsed.tags)  # pygments keyword spans

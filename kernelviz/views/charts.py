@@ -32,7 +32,12 @@ class _Log:
         return self.a + min(1.0, max(0.0, t)) * (self.b - self.a)
 
     def decades(self) -> list[float]:
-        return [10.0 ** e for e in range(math.ceil(self.lo), math.floor(self.hi) + 1)]
+        """Its powers of ten, or 1-2-5 steps where it spans less than two."""
+        out = [10.0 ** e for e in range(math.ceil(self.lo), math.floor(self.hi) + 1)]
+        if len(out) >= 2:
+            return out
+        steps = [m * 10.0 ** e for e in range(math.floor(self.lo), math.ceil(self.hi) + 1) for m in (1, 2, 5)]
+        return [v for v in steps if self.lo <= math.log10(v) <= self.hi]
 
 
 def _tick(v: float) -> str:

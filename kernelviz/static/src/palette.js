@@ -27,7 +27,9 @@ export function decades(scale) {
   const [lo, hi] = scale.domain();
   const out = [];
   for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) out.push(10 ** e);
-  return out.length >= 2 ? out : scale.ticks(3);
+  if (out.length >= 2) return out;
+  const ticks = scale.ticks(), step = Math.ceil(ticks.length / 4);
+  return ticks.filter((_, i) => i % step === 0);
 }
 
 /** A tick label: 0.01, 1, 100, 10k, 1M. */
