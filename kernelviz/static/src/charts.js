@@ -11,7 +11,8 @@ export function chartsView(cap, g, rows, onSelect) {
   return figures.length ? h("div", { class: "kv-charts" }, ...figures) : null;
 }
 
-/** Mark the selected launch's point and bar. */
+/** Mark the selected launch's point and bar (touching only those and the ones marked before). */
 export function markSelected(el, key) {
-  el.querySelectorAll(".kv-point, .kv-span").forEach((m) => m.classList.toggle("kv-marked", m.dataset.key === key));
+  el.querySelectorAll(".kv-marked").forEach((m) => m.classList.remove("kv-marked"));
+  el.querySelectorAll(`.kv-point[data-key="${key}"], .kv-span[data-key="${key}"]`).forEach((m) => m.classList.add("kv-marked"));
 }

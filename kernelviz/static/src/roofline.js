@@ -16,6 +16,17 @@ function extent(values, pad) {
   return [lo / pad, hi * pad];
 }
 
+/** Points at one pixel (rounded) are drawn once: the launch with the most in-graph time there. */
+function onePerPixel(rows, place) {
+  const at = new Map();
+  for (const r of rows) {
+    const [x, y] = place(r), key = `${Math.round(x)},${Math.round(y)}`;
+    const other = at.get(key);
+    if (!other || (r.ms || 0) > (other.r.ms || 0)) at.set(key, { r, x, y });
+  }
+  return [...at.values()];
+}
+
 function point(g, r, x, y, onSelect) {
   g.append("circle").attr("class", "kv-point").attr("data-key", r.key).attr("cx", x).attr("cy", y).attr("r", 4)
     .attr("fill", kindColour(r.kind)).on("click", () => onSelect(r.key))
@@ -52,7 +63,7 @@ function flopChart(rows, peaks, dtypes, onSelect) {
       .text(`${dtype} ${v.toFixed(0)} TFLOP/s`);
   }
   const g = svg.append("g");
-  for (const r of rows) point(g, r, x(r.intensity), y(r.tflops), onSelect);
+  for (const p of onePerPixel(rows, (r) => [x(r.intensity), y(r.tflops)])) point(g, p.r, p.x, p.y, onSelect);
   return svg.node();
 }
 
@@ -76,10 +87,9 @@ function bandwidthStrip(rows, peaks, onSelect) {
   }
   const kinds = [...new Set(rows.map((r) => r.kind))];
   const g = svg.append("g");
-  for (const r of rows) {
-    const lane = kinds.indexOf(r.kind), spread = (bottom - top - 12) / Math.max(1, kinds.length);
-    point(g, r, x(r.gbps), top + 8 + spread * (lane + 0.5) + ((r.index * 7) % 5) - 2, onSelect);
-  }
+  const spread = (bottom - top - 12) / Math.max(1, kinds.length);
+  const place = (r) => [x(r.gbps), top + 8 + spread * (kinds.indexOf(r.kind) + 0.5) + ((r.index * 7) % 5) - 2];
+  for (const p of onePerPixel(rows, place)) point(g, p.r, p.x, p.y, onSelect);
   return svg.node();
 }
 

@@ -8,6 +8,24 @@ import { kindColour, svgFrame } from "./palette.js";
 
 const W = 460, M = { left: 64, right: 12, top: 8, bottom: 30 }, LANE = 22;
 
+/** Launches in order, where neighbours on one lane narrower than a unit of the chart are one span (its
+ * click selects the longest of them): a 6,000-launch graph draws as fast as a small one. */
+function spans(rows, x) {
+  const out = [];
+  const unit = (x.domain()[1] - x.domain()[0]) / (x.range()[1] - x.range()[0]);
+  for (const r of rows) {
+    const last = out[out.length - 1];
+    const extern = r.kind === "extern";
+    if (last && last.extern === extern && last.ms < unit && r.ms < unit) {
+      last.ms += r.ms; last.count += 1;
+      if (r.ms > last.longest.ms) last.longest = r;
+    } else {
+      out.push({ extern, ms: r.ms, count: 1, longest: r });
+    }
+  }
+  return out;
+}
+
 /** The timeline figure of `rows` (launchRows with their key) and the graph's gap, or null when untimed. */
 export function timelineFigure(rows, graph, onSelect) {
   const timed = rows.filter((r) => r.ms != null);
@@ -26,14 +44,16 @@ export function timelineFigure(rows, graph, onSelect) {
     .text(`ms (${graph.device === "cpu" ? "CPU wall clock" : "GPU"}, launches back to back)`);
   const g = svg.append("g");
   let at = 0;
-  for (const r of timed) {
-    const lane = r.kind === "extern" ? 1 : 0;
+  for (const span of spans(timed, x)) {
+    const r = span.longest, lane = r.kind === "extern" ? 1 : 0;
+    const title = span.count === 1 ? `#${r.index} ${r.name} (${r.kind}): ${fmtMs(r.ms)} ms` +
+      (r.share != null ? `, ${(100 * r.share).toFixed(1)}%` : "")
+      : `${span.count} launches, ${fmtMs(span.ms)} ms; the longest #${r.index} ${r.name}, ${fmtMs(r.ms)} ms`;
     g.append("rect").attr("class", "kv-span").attr("data-key", r.key).attr("x", x(at)).attr("y", M.top + LANE * lane + 3)
-      .attr("width", Math.max(0.6, x(at + r.ms) - x(at))).attr("height", LANE - 6).attr("fill", kindColour(r.kind))
+      .attr("width", Math.max(0.6, x(at + span.ms) - x(at))).attr("height", LANE - 6).attr("fill", kindColour(r.kind))
       .on("click", () => onSelect(r.key))
-      .append("title").text(`#${r.index} ${r.name} (${r.kind}): ${fmtMs(r.ms)} ms` +
-        (r.share != null ? `, ${(100 * r.share).toFixed(1)}%` : ""));
-    at += r.ms;
+      .append("title").text(title);
+    at += span.ms;
   }
   if (gap) {
     g.append("rect").attr("class", "kv-span kv-gap").attr("x", x(at)).attr("y", M.top + LANE * 2 + 3)
