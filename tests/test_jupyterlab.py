@@ -114,6 +114,14 @@ def _fit(page, width: int = 1000) -> None:
         page.wait_for_timeout(300)
 
 
+def _shot(page, name: str) -> None:
+    """A screenshot with the top of the first visible panel at the top of the notebook."""
+    page.evaluate("[...document.querySelectorAll('.kv-panel')].find(p => p.offsetWidth)"
+                  ".scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SHOTS / name))
+
+
 def _check_view(page, theme: str) -> None:
     """At 1000 px: no horizontal overflow; the charts select rows; highlighted states at 4.5:1 or better;
     the source pane scrolls to a node's lines and stays put when a line is clicked."""
@@ -184,17 +192,17 @@ def test_saved_capture_renders_without_a_kernel(tmp_path):
         header = timed.locator(".kv-header").inner_text()
         assert "compiled 1 graph in 3.21 s" in header and "graph break" in header and "print(x.shape)" in header
         _check_view(page, "Light")
-        page.screenshot(path=str(SHOTS / "jupyterlab_saved_light.png"))
+        _shot(page, "jupyterlab_saved_light.png")
         _command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
         page.wait_for_timeout(1500)
         _check_view(page, "Dark")
-        page.screenshot(path=str(SHOTS / "jupyterlab_saved_dark.png"))
+        _shot(page, "jupyterlab_saved_dark.png")
         _open(page, url, "gpu_tour.ipynb")
         _fit(page)
-        page.screenshot(path=str(SHOTS / "jupyterlab_gpu_tour_dark.png"))
+        _shot(page, "jupyterlab_gpu_tour_dark.png")
         _command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
         page.wait_for_timeout(1500)
-        page.screenshot(path=str(SHOTS / "jupyterlab_gpu_tour_light.png"))
+        _shot(page, "jupyterlab_gpu_tour_light.png")
         seconds = _open(page, url, "big.ipynb")
         print(f"\n{kernels}-kernel saved capture: table visible {seconds * 1000:.0f} ms after docmanager:open")
         assert page.errors == []
@@ -241,7 +249,7 @@ def test_quickstart_runs_live_in_jupyterlab(tmp_path):
         saved = _output_data(page, fwd_cell)[0]["data"][kernelviz.MIME_TYPE]
         assert saved["graphs"][0]["launches"][0]["timing"]["in_graph_ms"] > 0  # the saved parts were refreshed
         _fit(page)
-        step.scroll_into_view_if_needed()
+        step.evaluate("p => p.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SHOTS / "jupyterlab_live_light.png"))
         _command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
         page.wait_for_timeout(1500)

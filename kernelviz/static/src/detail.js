@@ -92,7 +92,7 @@ export function kernelTab(ctx) {
     light(box, links, state);
   };
   const source = sourceView(kernel.source, tokens, selectLine);
-  box.append(metaView(kernel, links, selectNode), source);
+  box.append(metaView(kernel, links, selectNode, graph.caller), source);
   light(box, links, state);
   return [box];
 }

@@ -2,13 +2,18 @@
 // (click a node to light the source lines linked to it). Node rows carry data-node.
 import { h, table } from "./dom.js";
 
-export function metaView(kernel, links, selectNode) {
+const locationRow = (loc, label) => h("tr", {},
+  h("td", { class: "kv-loc", title: `${loc.file}:${loc.line}` }, `${loc.file}:${loc.line}`),
+  h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
+
+/** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line). */
+export function metaView(kernel, links, selectNode, caller) {
+  const yours = kernel.locations.map((loc) => locationRow(loc, ""));
+  if (caller) yours.push(locationRow(caller, "ran the graph"));
   return h("div", { class: "kv-meta" },
     h("div", {}, h("b", {}, "Source nodes → ATen nodes"), table(["source node", "ATen nodes"],
       Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
-    kernel.locations.length ? h("div", {}, h("b", {}, "Your code"), table(["file:line", "code"],
-      kernel.locations.map((loc) => h("tr", {}, h("td", { class: "kv-loc", title: `${loc.file}:${loc.line}` }, `${loc.file}:${loc.line}`),
-        h("td", { class: "kv-mono" }, loc.code))))) : null,
+    yours.length ? h("div", {}, h("b", {}, "Your code"), table(["file:line", "code", ""], yours)) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
       table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.filter((n) => n.op !== "output").map((n) =>
         h("tr", { class: "kv-node" + (links[n.name] ? " kv-linked" : ""), "data-node": n.name, onclick: () => selectNode(n.name) },
