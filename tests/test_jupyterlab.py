@@ -102,16 +102,20 @@ def _timed_notebook(path: Path) -> None:
 
 
 def _fit(page, width: int = 1000) -> None:
-    """Size the window so that the visible panel is ``width`` px wide."""
-    page.wait_for_function("[...document.querySelectorAll('.kv-panel')].some(p => p.offsetWidth)", timeout=60000)
-    for _ in range(3):
-        got = page.evaluate("Math.round([...document.querySelectorAll('.kv-panel')].find(p => p.offsetWidth)"
-                            ".getBoundingClientRect().width)")
-        size = page.viewport_size
+    """Size the window so that the visible panel is ``width`` px wide (the notebook lays its cells out again
+    after a resize, so a panel may be away for a moment)."""
+    for _ in range(12):
+        got = page.evaluate("(() => { const p = [...document.querySelectorAll('.kv-panel')].find(p => p.offsetWidth);"
+                            " return p ? Math.round(p.getBoundingClientRect().width) : null; })()")
+        if got is None:
+            page.wait_for_timeout(500)
+            continue
         if abs(got - width) <= 2:
             return
+        size = page.viewport_size
         page.set_viewport_size({"width": size["width"] + width - got, "height": size["height"]})
         page.wait_for_timeout(300)
+    raise AssertionError(f"no panel {width} px wide")
 
 
 def _shot(page, name: str) -> None:

@@ -211,3 +211,22 @@ def test_compile_story_and_dynamo_events_in_the_text_summary():
     text = summary(cap)
     assert "compiled 1 graph in 3.21 s · 2 cached (compile 0 s: compiled before this cell)" in text
     assert "graph break at m.py:42 `print(x)`: Unsupported: print" in text and "more" not in text
+
+
+@needs_browser
+def test_panel_fits_700_to_2000_px_and_the_column_chooser_adds_columns(tmp_path):
+    cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"))
+    with serve(panel_site(tmp_path, json.dumps(payload(cap)))) as url, chromium_page() as page:
+        for width in (700, 1000, 2000):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(f"{url}/index.html")
+            page.wait_for_selector(".kv-row")
+            wrap = page.locator(".kv-table-wrap")
+            assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), f"the table scrolls sideways at {width} px"
+            assert page.locator(".kv-roofline-flops .kv-point").count() > 0 and page.locator(".kv-span").count() > 0
+        name = page.locator(".kv-row td").nth(1)
+        assert name.get_attribute("title") == cap.launches[0].name  # the full name on hover
+        page.locator(".kv-columns summary").click()
+        page.locator("input[data-column='aten']").check()
+        assert "original ATen" in page.locator(".kv-table thead").inner_text()
+        assert page.errors == []
