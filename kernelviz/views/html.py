@@ -60,12 +60,20 @@ def _rate(launch: Launch) -> str:
 
 
 def _roof(launch: Launch) -> str:
+    """% of the roofline (as the panel's rows.js): of the peak that bounds the launch; where the bound is not
+    known, the figure says which peak it is of."""
     t = launch.timing
-    pct = None
-    if t is not None:
-        pct = t.pct_peak_flops if t.bound == "compute" and t.pct_peak_flops is not None else (
-            t.pct_peak_bw if t.pct_peak_bw is not None else t.pct_peak_flops)
-    return "" if pct is None else f"{min(pct, 100.0):.1f}%"
+    if t is None:
+        return ""
+    if t.bound == "compute" and t.pct_peak_flops is not None:
+        pct, tag = t.pct_peak_flops, "flop"
+    elif t.pct_peak_bw is not None:
+        pct, tag = t.pct_peak_bw, "bw"
+    elif t.pct_peak_flops is not None:
+        pct, tag = t.pct_peak_flops, "flop"
+    else:
+        return ""
+    return f"{min(pct, 100.0):.1f}%" + ("" if t.bound else f" {tag}")
 
 
 def _share(share: float | None) -> str:

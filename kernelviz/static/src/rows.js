@@ -24,13 +24,14 @@ function rate(t) {
   return null;
 }
 
-/** % of the roofline: of the compute peak for a compute-bound launch, else of the DRAM peak
- * (both from L2-flushed times, never above 100 in the model). */
+/** % of the roofline: of the compute peak for a compute-bound launch, else of the DRAM peak (both from
+ * L2-flushed times, never above 100 in the model). Where the bound is not known the figure says which peak
+ * it is of ("bw" or "flop"): it is not the roofline's. */
 function roofline(t) {
-  if (t.bound === "compute" && t.pct_peak_flops != null) return { pct: t.pct_peak_flops, of: `${t.dtype || ""} compute peak`.trim() };
-  if (t.pct_peak_bw != null) return { pct: t.pct_peak_bw, of: "DRAM bandwidth peak" };
-  if (t.pct_peak_flops != null) return { pct: t.pct_peak_flops, of: `${t.dtype || ""} compute peak`.trim() };
-  return null;
+  const flops = { pct: t.pct_peak_flops, of: `${t.dtype || ""} compute peak`.trim(), tag: "flop" };
+  const bw = { pct: t.pct_peak_bw, of: "DRAM bandwidth peak", tag: "bw" };
+  const pick = t.bound === "compute" && flops.pct != null ? flops : bw.pct != null ? bw : flops.pct != null ? flops : null;
+  return pick && { ...pick, tag: t.bound ? "" : pick.tag };
 }
 
 /** One row of data per launch of call(), in order. */
@@ -50,7 +51,7 @@ export function launchRows(graph) {
       bytes: t.bytes ?? null, ms: t.in_graph_ms ?? null, share: t.share ?? null,
       iso: (k && k.timing && k.timing.isolated_ms) ?? null,
       rate: r ? r.value : null, rateUnit: r ? r.unit : "", cacheResident: !!t.cache_resident,
-      pct: roof ? roof.pct : null, pctOf: roof ? roof.of : "", bound: t.bound || "", note: t.note || "",
+      pct: roof ? roof.pct : null, pctOf: roof ? roof.of : "", pctTag: roof ? roof.tag : "", bound: t.bound || "", note: t.note || "",
       flops: t.flops ?? null, intensity: t.flops && t.bytes ? t.flops / t.bytes : null,
       tflops: t.tflop_per_s ?? null, gbps: t.gb_per_s ?? null, unit: t.unit || "",
     };

@@ -30,7 +30,8 @@ function rateCell(r) {
 function pctCell(r) {
   if (r.pct == null) return h("td", { class: "kv-num" });
   return h("td", { class: "kv-num", title: `${r.pct.toFixed(1)}% of the ${r.pctOf} (from an L2-flushed time)` +
-    (r.note ? `\n${r.note}` : "") }, fmtPct(r.pct) + "%");
+    (r.pctTag ? "; what bounds the launch is not known" : "") + (r.note ? `\n${r.note}` : "") },
+  fmtPct(r.pct) + "%" + (r.pctTag ? ` ${r.pctTag}` : ""));
 }
 
 const text = (key, cls) => (r) => h("td", { class: cls || "", title: r[key] || "" }, r[key]);
