@@ -181,7 +181,7 @@ export function renderDiff(el, data, host = {}) {
       h("td", {}, badge(g.relation)), h("td", { class: "kv-mono" }, names(diff, g, "a")), h("td", { class: "kv-mono" }, names(diff, g, "b")),
       h("td", { class: "kv-num" }, value(ig && ig.a, "ms")), h("td", { class: "kv-num" }, value(ig && ig.b, "ms")), changeCell(ig),
       h("td", { class: "kv-num" }, value(iso && iso.a, "ms")), h("td", { class: "kv-num" }, value(iso && iso.b, "ms")), changeCell(iso),
-      h("td", { class: "kv-num" }, g.a.length && g.b.length ? g.confidence.toFixed(2) : ""), h("td", {}, g.how));
+      h("td", { class: "kv-num" }, g.a.length && g.b.length ? g.confidence.toFixed(2) : ""), h("td", { title: g.how }, g.how));
   }
 
   function drawTable() {
