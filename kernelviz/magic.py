@@ -15,8 +15,8 @@ from .recorder import CaptureSession
 class KernelvizMagics(Magics):
     @magic_arguments()
     @argument("-o", "--output", metavar="NAME", help="store the Capture in this variable")
-    @argument("--cached", action="store_true",
-              help="keep Inductor's FX graph cache on (faster re-compiles; C++ kernel metadata may be missing)")
+    @argument("--fresh", action="store_true",
+              help="turn Inductor's FX graph cache off in the cell: every graph goes through code generation")
     @argument("--bench", action="store_true", help="time every launch and kernel after the cell runs")
     @argument("code", nargs="*", help="with %%kernelviz on one line: the statement to capture")
     @needs_local_scope
@@ -29,7 +29,7 @@ class KernelvizMagics(Magics):
             print(f"kernelviz: {exc}", file=sys.stderr)
             return None
         source = cell if cell is not None else " ".join(args.code)
-        session = CaptureSession(fresh_compile=not args.cached, bench=args.bench)
+        session = CaptureSession(fresh_compile=args.fresh, bench=args.bench)
         namespace = self.shell.user_ns
         try:
             with session:

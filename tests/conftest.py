@@ -34,6 +34,14 @@ def fresh_dynamo():
     torch._dynamo.reset()
 
 
+@pytest.fixture
+def inductor_cache(tmp_path, monkeypatch):
+    """An empty Inductor cache directory of the test's own (what a new machine has)."""
+    path = tmp_path / "inductor-cache"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(path))
+    return path
+
+
 def pytest_collection_modifyitems(config, items):
     """GPU tests run only where CUDA is present (the GPU machine); CI has none."""
     try:
