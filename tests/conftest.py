@@ -42,6 +42,14 @@ def inductor_cache(tmp_path, monkeypatch):
     return path
 
 
+@pytest.fixture
+def device():
+    """Where device-agnostic live tests run: the GPU where there is one (torch 2.11 there), else the CPU."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def pytest_collection_modifyitems(config, items):
     """GPU tests run only where CUDA is present (the GPU machine); CI has none."""
     try:

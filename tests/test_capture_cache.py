@@ -21,13 +21,14 @@ SCRIPT = r"""
 import json, sys
 import torch, zoo
 from torch._dynamo.utils import counters
-mode = sys.argv[1]
+mode, device = sys.argv[1:3]
 torch.manual_seed(0)
-x, t, w, b = torch.randn(16, 32), torch.randint(0, 32, (16,)), torch.randn(32), torch.randn(32)
-model = zoo.make_mlp()
+x, w, b = (torch.randn(*shape, device=device) for shape in ((16, 32), (32,), (32,)))
+t = torch.randint(0, 32, (16,), device=device)
+model = zoo.make_mlp(device)
 def work():
     return torch.compile(zoo.layer_norm_relu)(x, w, b), torch.compile(zoo.training_step)(model, x, t)
-row = {}
+row = {"device": device}
 if mode == "plain":
     out, loss = work()
 else:
@@ -37,7 +38,7 @@ else:
     with kernelviz.capture() as cap:
         out, loss = work()
     row["capture"] = cap.to_dict()
-expected = zoo.training_step(zoo.make_mlp(), x, t)
+expected = zoo.training_step(zoo.make_mlp(device), x, t)
 close = lambda a, e: bool(torch.allclose(a, e, rtol=1e-5, atol=1e-5))
 row.update(right=close(out, zoo.layer_norm_relu(x, w, b)) and close(loss, expected),
            fx_hits=counters["inductor"]["fxgraph_cache_hit"], aot_hits=counters["aot_autograd"]["autograd_cache_hit"])
@@ -45,18 +46,19 @@ print(json.dumps(row))
 """
 
 
-def _run(mode: str, cache: Path) -> dict:
+def _run(mode: str, device: str, cache: Path) -> dict:
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache),
                PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
-    out = subprocess.run([sys.executable, "-c", SCRIPT, mode], env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", SCRIPT, mode, device], env=env, capture_output=True, text=True,
+                         timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module")
-def steps(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("shared-inductor-cache")
-    return {name: _run(mode, cache) for name, mode in
+@pytest.fixture(scope="module", params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def steps(request, tmp_path_factory):
+    cache = tmp_path_factory.mktemp(f"shared-inductor-cache-{request.param}")
+    return {name: _run(mode, request.param, cache) for name, mode in
             (("plain", "plain"), ("regenerated", "capture"), ("plain_after", "plain"), ("warm", "loaded-before"))}
 
 
@@ -66,7 +68,8 @@ def _kernels(row: dict) -> list[dict]:
 
 def _assert_full_metadata(row: dict) -> None:
     kernels = _kernels(row)
-    assert len(kernels) == 5 and all(k["kind"] == "cpp" for k in kernels)
+    kind = "cpp" if row["device"] == "cpu" else "triton"  # C++ kernels carry no metadata comments
+    assert len(kernels) >= 3 and all(k["kind"] == kind for k in kernels)
     zoo_file = str(ROOT / "tests" / "zoo.py")
     for k in kernels:
         assert k["metadata_from"] == "inductor" and k["source_nodes"] and k["original_aten"], k["name"]

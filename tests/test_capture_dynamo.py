@@ -1,5 +1,5 @@
 """Why dynamo did not compile something: the capture reports dynamo's own reasons for graph breaks,
-recompiles and skipped frames, with the user's line."""
+recompiles and skipped frames, with the user's line. (On the GPU machine these run on CUDA with torch 2.11.)"""
 
 import inspect
 
@@ -8,6 +8,7 @@ import torch
 
 import kernelviz
 import zoo
+from kernelviz.views.text import summary
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.usefixtures("fresh_dynamo", "inductor_cache")]
@@ -18,8 +19,8 @@ def _line(fn, text: str) -> int:
     return first + next(i for i, line in enumerate(lines) if text in line)
 
 
-def test_graph_break_has_dynamo_reason_and_user_line(capfd):
-    x = torch.randn(64)
+def test_graph_break_has_dynamo_reason_and_user_line(capfd, device):
+    x = torch.randn(64, device=device)
     with kernelviz.capture() as cap:
         torch.compile(zoo.with_graph_break)(x)
     assert len(cap.graphs) == 2
@@ -31,11 +32,11 @@ def test_graph_break_has_dynamo_reason_and_user_line(capfd):
     assert "Graph break" not in capfd.readouterr().err  # dynamo's log was read, not printed
 
 
-def test_recompile_has_the_guard_that_failed():
+def test_recompile_has_the_guard_that_failed(device):
     fn = torch.compile(zoo.reduction, dynamic=False)
     with kernelviz.capture() as cap:
-        fn(torch.randn(4, 8))
-        fn(torch.randn(4, 16))
+        fn(torch.randn(4, 8, device=device))
+        fn(torch.randn(4, 16, device=device))
     assert len(cap.graphs) == 2
     (event,) = cap.dynamo
     assert (event.kind, event.file, event.line, event.function) == (
@@ -43,8 +44,8 @@ def test_recompile_has_the_guard_that_failed():
     assert "size mismatch at index 1. expected 8, actual 16" in event.reason
 
 
-def test_skipped_frame_explains_why_nothing_was_compiled():
-    x = torch.randn(8)
+def test_skipped_frame_explains_why_nothing_was_compiled(device):
+    x = torch.randn(8, device=device)
     with kernelviz.capture() as cap:
         out = torch.compile(zoo.graph_break_in_loop)(x)
     torch.testing.assert_close(out, zoo.graph_break_in_loop(x))
@@ -58,8 +59,10 @@ def test_skipped_frame_explains_why_nothing_was_compiled():
                             "dynamo skipped 1 frame (reasons in Capture.dynamo)"]
 
 
-def test_events_survive_the_json_round_trip():
+def test_events_survive_the_json_round_trip(device):
     with kernelviz.capture() as cap:
-        torch.compile(zoo.with_graph_break)(torch.randn(64))
+        torch.compile(zoo.with_graph_break)(torch.randn(64, device=device))
     again = kernelviz.Capture.from_json(cap.to_json())
     assert again.dynamo == cap.dynamo and [g.cache for g in again.graphs] == ["compiled", "compiled"]
+    line = f"  dynamo graph_break at {zoo.__file__}:{_line(zoo.with_graph_break, 'graph_break()')}: "
+    assert any(row.startswith(line) for row in summary(again).splitlines())

@@ -46,9 +46,12 @@ def summary(capture: Capture, width: int = 110) -> str:
     """Graphs, then each graph's launches in call() order with kind and ATen ops."""
     lines = [headline(capture)]
     lines += [f"  warning: {w}" for w in capture.warnings]
+    lines += [f"  dynamo {e.kind} at {e.file}:{e.line}: {e.reason.splitlines()[0] if e.reason else ''}"
+              for e in capture.dynamo]
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
-        lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
+        origin = f", {graph.cache}" if graph.cache else ""
+        lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}{origin}]")
         lines += [f"  warning: {w}" for w in graph.warnings]
         for launch in graph.launches:
             aten = ", ".join(launch.original_aten) or "-"
