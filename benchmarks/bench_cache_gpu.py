@@ -1,8 +1,9 @@
-"""Capture overhead on a GPU, cold and warm cache: a resnet50 training step (compile + first call).
+"""Capture overhead on a GPU, cold and warm cache: resnet50 (compile + first call).
 
-    python benchmarks/bench_cache_gpu.py [--batch 32] [--eval]     # on a CUDA machine with torchvision
+    python benchmarks/bench_cache_gpu.py [--batch 32] [--train]     # on a CUDA machine with torchvision
 
-Four runs, each in a new process (about 4-5 minutes on an H100):
+An inference step by default (a cold compile of tens of seconds on an H100); ``--train`` compiles a
+training step (forward and backward: about twice as long). Four runs, each in a new process:
 1. plain torch.compile, empty cache directory A                 (cold, plain)
 2. inside kernelviz.capture(), empty cache directory B          (cold, captured; fills B)
 3. plain torch.compile, cache directory B                       (warm, plain)
@@ -65,7 +66,7 @@ print(json.dumps(row))
 def run(mode: str, cache: str, args: argparse.Namespace) -> dict:
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, TRITON_CACHE_DIR=os.path.join(cache, "triton"),
                PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", STEP, mode, str(args.batch), "eval" if args.eval else "train"],
+    out = subprocess.run([sys.executable, "-c", STEP, mode, str(args.batch), "train" if args.train else "eval"],
                          env=env, capture_output=True, text=True, timeout=args.timeout)
     if out.returncode != 0:
         sys.exit(f"{mode} run failed:\n{out.stderr[-4000:]}")
@@ -80,10 +81,10 @@ def run(mode: str, cache: str, args: argparse.Namespace) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--eval", action="store_true", help="an inference step instead of a training step")
+    parser.add_argument("--train", action="store_true", help="a training step (forward and backward)")
     parser.add_argument("--timeout", type=int, default=240, help="seconds allowed to each run")
     args = parser.parse_args()
-    what = f"resnet50 {'inference' if args.eval else 'training'} step, batch {args.batch}, channels-last"
+    what = f"resnet50 {'training' if args.train else 'inference'} step, batch {args.batch}, channels-last"
     print(f"{what}: compile + first call, each run a new process", flush=True)
     with tempfile.TemporaryDirectory() as plain_dir, tempfile.TemporaryDirectory() as captured_dir:
         print("cold cache (empty directories):", flush=True)

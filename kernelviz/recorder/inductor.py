@@ -111,19 +111,20 @@ def _on_code(code: str) -> None:
     key = code_key(code)
     graph = _current_graph()
     compiled = graph is not None and id(graph) in _started
-    if compiled:
-        with routing.lock:
-            _keys[id(graph)] = key
-            records = _pending.pop(id(graph), [])
-        _remember(_metadata, key, records)
-        try:
-            store.save(key, records)
-        except OSError as exc:
-            for recorder in routing.targets(key):
-                recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
-                              "a later cache hit of the same graph regenerates its code")
     for recorder in routing.targets(key):
         recorder.on_code(code, key, "compiled" if compiled else "fx_cache_hit")
+    if not compiled:
+        return
+    with routing.lock:
+        _keys[id(graph)] = key
+        records = _pending.pop(id(graph), [])
+    _remember(_metadata, key, records)
+    try:
+        store.save(key, records)
+    except OSError as exc:
+        for recorder in routing.targets(key):
+            recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
+                          "a later cache hit of the same graph regenerates its code")
 
 
 def _on_call(compiled: Any, inputs: Any) -> None:

@@ -1,4 +1,5 @@
-"""``kernelviz.capture()``: record every graph Inductor compiles or runs inside a ``with`` block."""
+"""``kernelviz.capture()``: record every graph Inductor compiles or runs in this thread inside a ``with`` block,
+and dynamo's reasons for what it did not compile."""
 
 from __future__ import annotations
 
