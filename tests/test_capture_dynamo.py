@@ -64,5 +64,5 @@ def test_events_survive_the_json_round_trip(device):
         torch.compile(zoo.with_graph_break)(torch.randn(64, device=device))
     again = kernelviz.Capture.from_json(cap.to_json())
     assert again.dynamo == cap.dynamo and [g.cache for g in again.graphs] == ["compiled", "compiled"]
-    line = f"  dynamo graph_break at {zoo.__file__}:{_line(zoo.with_graph_break, 'graph_break()')}: "
-    assert any(row.startswith(line) for row in summary(again).splitlines())
+    where = f"graph break at {zoo.__file__}:{_line(zoo.with_graph_break, 'graph_break()')} "
+    assert any(row.startswith(f"  {where}`torch._dynamo.graph_break()`: ") for row in summary(again).splitlines())

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..model import Capture, DynamoEvent
 from . import inductor, routing
+from .callers import caller_line
 from .overlay import build_graph
 
 _RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
@@ -27,6 +28,7 @@ class GraphRun:
     calls: int = 0
     compiled: Any = None  # weakref to the CompiledFxGraph
     inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
+    caller: Any = None  # the user's line that first ran it (SourceLocation)
     first_seen: float = field(default_factory=time.perf_counter)
 
 
@@ -46,8 +48,8 @@ class CaptureSession:
     and runs (see :mod:`.routing`). With ``bench=True`` the graphs are timed at exit on the tensors
     they ran with, which are held until then."""
 
-    def __init__(self, *, fresh_compile: bool = False, bench: bool = False) -> None:
-        self.fresh_compile, self.bench = fresh_compile, bench
+    def __init__(self, *, fresh_compile: bool = False, bench: bool = False, progress: Any = True) -> None:
+        self.fresh_compile, self.bench, self.progress = fresh_compile, bench, progress
         self.runs: dict[str, GraphRun] = {}
         self.regenerated: set[str] = set()
         self.compile_ids: set[str] = set()  # dynamo compiles whose graphs this capture saw
@@ -78,6 +80,7 @@ class CaptureSession:
         run.calls += 1
         if run.compiled is None:
             run.compiled = weakref.ref(compiled)
+            run.caller = caller_line()
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
 
@@ -122,7 +125,7 @@ class CaptureSession:
         try:
             self._build(self.capture)
             if self.bench and exc_type is None and self.capture.graphs:
-                self.capture.bench()
+                self.capture.bench(progress=self.progress)
         finally:
             for run in self.runs.values():
                 run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
@@ -145,7 +148,7 @@ class CaptureSession:
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
-            graph.calls, graph.thread = run.calls, run.thread
+            graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             capture.graphs.append(graph)
         if not capture.graphs:
             skipped = [e for e in capture.dynamo if e.kind == "skip"]

@@ -1,0 +1,157 @@
+// renderCapture: the panel's state and layout: header, toolbar, charts, launch table, tabs.
+import { markSelected, chartsView } from "./charts.js";
+import { h } from "./dom.js";
+import { fmtMs } from "./format.js";
+import { headerView } from "./header.js";
+import { isTimed, launchRows } from "./rows.js";
+import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
+import { TABS } from "./views.js";
+
+/**
+ * Render a capture into `el`. `host` (optional) connects a live kernel:
+ *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(),
+ *   note (a line shown where no kernel can time the capture).
+ * Returns { update(data), redrawDetail(), select(key), setLive(bool), setProgress({done, total, label} | null) }.
+ */
+export function renderCapture(el, data, host = {}) {
+  const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: TABS[0].id,
+    node: null, line: null, columns: new Set(COLUMNS.filter((c) => c.show).map((c) => c.key)),
+    live: false, progress: null };
+  let cap = data;
+  const root = h("div", { class: "kv-panel" });
+  el.replaceChildren(root);
+  let table = null;
+
+  // Tokens and links of a kernel: in the saved data, or asked of the live widget once.
+  const kernelData = (key) => {
+    const view = cap.view || {};
+    if (view.highlight && view.highlight[key]) return { tokens: view.highlight[key], links: (view.links || {})[key] || {} };
+    const live = host.kernelData && host.kernelData(key);
+    if (live) return live;
+    if (host.requestKernel) host.requestKernel(key);
+    return { tokens: null, links: {} };
+  };
+
+  function graphSelect() {
+    if (cap.graphs.length < 2) return null;
+    const select = h("select", { class: "kv-graph", onchange: (e) => {
+      state.graph = Number(e.target.value); state.selected = null; draw(); } },
+      ...cap.graphs.map((gr, i) => h("option", { value: String(i) }, `${gr.id} (${gr.kind}, ${gr.launches.length} launches)`)));
+    select.value = String(state.graph);
+    return select;
+  }
+
+  function kindSelect(graph) {
+    const kinds = graph ? [...new Set(launchRows(graph).map((r) => r.kind))] : [];
+    const select = h("select", { class: "kv-kind", onchange: (e) => { state.kind = e.target.value; drawTable(); } },
+      h("option", { value: "" }, "all kinds"), ...kinds.map((k) => h("option", { value: k }, k)));
+    select.value = state.kind;
+    return select;
+  }
+
+  /** Time kernels (live), progress while timing, or what the saved view says instead. */
+  function timingControl(graph) {
+    if (state.progress) {
+      const p = state.progress;
+      return h("span", { class: "kv-progress" }, h("progress", { max: String(p.total || 1), value: String(p.done || 0) }),
+        ` ${p.label || "timing"}`);
+    }
+    if (state.live && host.bench) {
+      return h("button", { class: "kv-bench", onclick: () => { state.progress = { done: 0, total: 1, label: "starting" };
+        drawToolbar(); host.bench(); } }, graph && isTimed(graph) ? "Time again" : "Time kernels");
+    }
+    return host.note && graph && !isTimed(graph) ? h("span", { class: "kv-hint" }, host.note) : null;
+  }
+
+  function timedNote(graph) {
+    if (!graph || !graph.timed_on) return null;
+    const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+    const cuda = graph.cudagraph_ms != null ? ` · as a CUDA graph ${fmtMs(graph.cudagraph_ms)} ms` : "";
+    return h("span", { class: "kv-hint" + (graph.timed_on === "user tensors" ? "" : " kv-warn") },
+      `timed on ${graph.timed_on}${busy}${cuda}`);
+  }
+
+  function drawToolbar() {
+    const graph = cap.graphs[state.graph];
+    root.querySelector(".kv-toolbar").replaceChildren(...[graphSelect(), h("input", {
+      class: "kv-filter", type: "search", placeholder: "filter by name, op, node", value: state.filter,
+      oninput: (e) => { state.filter = e.target.value; drawTable(); } }), kindSelect(graph),
+    columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); }),
+    timingControl(graph), timedNote(graph)].filter(Boolean));
+  }
+
+  function draw() {
+    const graph = cap.graphs[state.graph];
+    const warnings = [...(cap.warnings || []), ...(graph ? graph.warnings : [])];
+    const wrap = h("div", { class: "kv-table-wrap" });
+    root.replaceChildren(...[
+      headerView(cap),
+      warnings.length ? h("ul", { class: "kv-warnings" }, ...warnings.map((w) => h("li", {}, w))) : null,
+      h("div", { class: "kv-toolbar" }),
+      graph ? chartsView(cap, state.graph, launchRows(graph), select) : null,
+      wrap,
+      h("div", { class: "kv-tabs" }, ...TABS.map((tab) => h("button", {
+        class: "kv-tab" + (state.tab === tab.id ? " kv-active" : ""), "data-tab": tab.id,
+        onclick: () => { state.tab = tab.id; markTabs(); drawDetail(); } }, tab.label))),
+      h("div", { class: "kv-detail" })].filter(Boolean));
+    table = launchTable(wrap, state, {
+      onSort: (key) => { state.desc = state.sort === key ? !state.desc : key !== "index" && key !== "name";
+        state.sort = key; drawTable(); },
+      onSelect: select,
+    });
+    drawToolbar();
+    drawTable();
+    drawDetail();
+    if (state.selected) markSelected(root, state.selected);
+  }
+
+  function drawTable() {
+    const graph = cap.graphs[state.graph];
+    const rows = graph ? visibleRows(launchRows(graph), state) : [];
+    const busy = graph && graph.gpu_busy_ms;
+    const gap = graph && graph.gap_ms != null && !state.filter && !state.kind
+      ? { ms: graph.gap_ms, share: busy ? graph.gap_ms / busy : null } : null;
+    table.show(rows, state.graph, gap);
+  }
+
+  /** What a tab's render gets: the capture, the graph index, the selected row (or null), the state
+   * (node and line selected in the Kernel tab), and kernelData(key). */
+  function tabContext() {
+    let g = state.graph, row = null;
+    if (state.selected) {
+      const [sg, i] = state.selected.split("/").map(Number);
+      g = sg;
+      row = (cap.graphs[sg] && launchRows(cap.graphs[sg])[i]) || null;
+    }
+    return { cap, graph: g, row, state, kernelData };
+  }
+
+  function drawDetail() {
+    const box = root.querySelector(".kv-detail");
+    const tab = TABS.find((t) => t.id === state.tab) || TABS[0];
+    box.replaceChildren(...(cap.graphs[state.graph] ? tab.render(tabContext()) : []));
+  }
+
+  function markTabs() {
+    root.querySelectorAll(".kv-tab").forEach((b) => b.classList.toggle("kv-active", b.dataset.tab === state.tab));
+  }
+
+  function select(key) {
+    state.selected = key; state.node = null; state.line = null; state.tab = TABS[0].id;
+    if (host.select) host.select(key);
+    markTabs();
+    table.select(key);
+    table.reveal(key);
+    markSelected(root, key);
+    drawDetail();
+  }
+
+  draw();
+  return {
+    update(next) { cap = next; if (state.graph >= cap.graphs.length) state.graph = 0; state.progress = null; draw(); },
+    redrawDetail: drawDetail,
+    select,
+    setLive(live) { state.live = live; root.classList.toggle("kv-live", live); drawToolbar(); },
+    setProgress(p) { state.progress = p && p.total ? p : null; drawToolbar(); },
+  };
+}
