@@ -11,6 +11,7 @@ from typing import Any
 from ..model import Capture
 from . import inductor
 from .overlay import build_graph
+from .specs import InputSnapshot, apply_snapshot, snapshot
 
 
 @dataclass
@@ -21,6 +22,7 @@ class GraphRun:
     calls: int = 0
     compiled: Any = None  # weakref to the CompiledFxGraph
     inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
+    specs: list[InputSnapshot] | None = None  # what the inputs were when the graph first ran
     first_seen: float = field(default_factory=time.perf_counter)
 
 
@@ -60,6 +62,7 @@ class CaptureSession:
         run.calls += 1
         if run.compiled is None:
             run.compiled = weakref.ref(compiled)
+            run.specs = snapshot(inputs)
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
 
@@ -104,6 +107,7 @@ class CaptureSession:
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
             graph.calls = run.calls
+            apply_snapshot(graph, run.specs)
             capture.graphs.append(graph)
         if not capture.graphs:
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture")
