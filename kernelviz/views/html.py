@@ -15,7 +15,7 @@ from pygments.formatters import HtmlFormatter
 from ..model import Capture, Graph, Kernel, Launch
 from .highlight import language, runs
 from .memory import timeline
-from .text import headline, launch_kind, size
+from .text import GAP_LABEL, graph_timing, headline, launch_kind, size
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -38,14 +38,30 @@ def _row(graph: Graph, launch: Launch) -> str:
         name = f'<a href="#kv-{escape(graph.id)}-{escape(kernel.name)}">{name}</a>'
     cells = [str(launch.index), name, escape(launch_kind(graph, launch)), escape(", ".join(launch.original_aten)),
              escape(", ".join(launch.source_nodes)), escape(kernel.kernel_type or "") if kernel else "",
-             _num(t.in_graph_ms if t else None, 4), _num(iso, 4)]
-    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+             _num(t.in_graph_ms if t else None, 4), _num(iso, 4)] + _roofline_cells(t)
+    title = f' title="{escape(t.note or t.error or "")}"' if t and (t.note or t.error) else ""
+    return f"<tr{title}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def _roofline_cells(t) -> list[str]:
+    if t is None:
+        return ["", "", "", ""]
+    gbps = _num(t.gb_per_s, 1) + (" (cache-resident)" if t.cache_resident else "")
+    flops = f"{_num(t.pct_peak_flops, 1)} ({escape(t.dtype or '')})" if t.pct_peak_flops is not None else ""
+    bound = escape(t.bound or "") if not t.error else f"failed: {escape(t.error)}"
+    return [gbps, _num(t.pct_peak_bw, 1), flops, bound]
+
+
+_HEAD = ("#", "launch", "kind", "original ATen", "source nodes", "type", "in-graph ms", "isolated ms",
+         "GB/s in graph", "% peak bw", "% peak FLOP/s", "bound")
 
 
 def _launch_table(graph: Graph) -> str:
-    head = "".join(f"<th>{h}</th>" for h in ("#", "launch", "kind", "original ATen", "source nodes", "type",
-                                            "in-graph ms", "isolated ms"))
+    head = "".join(f"<th>{h}</th>" for h in _HEAD)
     rows = "".join(_row(graph, launch) for launch in graph.launches)
+    if graph.gap_ms is not None:
+        rows += (f'<tr class="kv-gap"><td></td><td>{escape(GAP_LABEL)}</td>' + "<td></td>" * 4
+                 + f"<td>{_num(graph.gap_ms, 4)}</td>" + "<td></td>" * (len(_HEAD) - 7) + "</tr>")
     return f'<table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
@@ -84,6 +100,7 @@ def _graph(graph: Graph) -> str:
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{len(graph.launches)} launches, peak memory {size(memory.peak)})</small></h3>"
+            + (f"<p>{escape(graph_timing(graph))}</p>" if graph.timed_on else "")
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "")
             + _launch_table(graph) + "".join(_kernel(graph, k) for k in graph.kernels))
 
@@ -93,6 +110,7 @@ def report(capture: Capture) -> str:
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f'<div class="kv-report"><style>{_css()}</style><p><b>kernelviz</b> · '
             f"{escape(headline(capture).removeprefix('kernelviz: '))}</p>"
+            + (f"<p>% of peak against: {escape(capture.peaks.source)}</p>" if capture.peaks else "")
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "")
             + "".join(_graph(g) for g in capture.graphs) + "</div>")
 
