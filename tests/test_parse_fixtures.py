@@ -169,3 +169,10 @@ def test_graph_kind_and_device_from_the_file():
         aot = re.search(r"AOT ID: \['(\w+)'\]", path.read_text()).group(1)
         assert graph.id == aot and aot.endswith(graph.kind)
         assert graph.device == ("cuda" if path.parent.name.startswith("cuda") else "cpu")
+
+
+def test_partitioned_graph_inputs_are_call_s_in_call_s_order():
+    """reduce-overhead code unpacks the inputs again, reordered, in partition_0: call()'s order counts."""
+    graph = kernelviz.load(next(p for p in CUDA_FIXTURES if p.name == "reduce_overhead_0.py")).graphs[0]
+    assert [s.name for s in graph.inputs] == [f"arg{i}_1" for i in range(7)]
+    assert [s.shape for s in graph.inputs[:3]] == [["2048", "512"], ["2048"], ["128", "512"]]

@@ -147,9 +147,9 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
         inst = args = make_args = None  # drop what the timing holds before the cache is emptied
         torch.cuda.empty_cache()
         raise BenchError("out of memory while timing; what the timing took has been freed") from None
-    except (ValueError, RuntimeError) as exc:
-        if isinstance(exc, (BenchError, LaunchFailed)):
-            raise
+    except (BenchError, LaunchFailed):
+        raise
+    except Exception as exc:  # noqa: BLE001 - timing must never end the user's cell with a traceback
         raise BenchError(one_line(exc)) from None
     _fill(graph, inst, facts, in_graph, alone, timer.unit, peaks, skip)
 
@@ -174,8 +174,9 @@ class LaunchFacts:
 
 def _record(graph: Graph, inst: Instrumented, make_args: Callable[[], list],
             observer: Callable[[str], None] | None) -> dict[int, LaunchFacts]:
-    """One run that records each launch's arguments and counts its FLOPs; in the timing process each
-    launch is synchronised, so a fault is pinned on the launch that caused it."""
+    """One run that records each launch's arguments and counts the FLOPs of extern calls (torch's
+    FlopCounterMode around each one: generated kernels are not torch ops); in the timing process each launch
+    is synchronised, so that a fault is pinned on the launch that caused it."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -183,36 +184,44 @@ def _record(graph: Graph, inst: Instrumented, make_args: Callable[[], list],
     flops: dict[int, int] = {}
     recorded = inst.recorded
     strict = observer is not None and graph.device == "cuda"
+    externs = {launch.index for launch in graph.launches if not launch.kernel_name}
+
+    def count(index: int, fn: Callable, *args, **kwargs):
+        if index not in externs:
+            return fn(*args, **kwargs)
+        with counter:
+            result = fn(*args, **kwargs)
+        flops[index] = counter.get_total_flops()
+        return result
 
     @contextlib.contextmanager
     def recording(index: int):
         _step(observer, f"enter {index}")
-        before = counter.get_total_flops()
-        recorded.current = index
         try:
             yield
             if strict:
                 torch.cuda.synchronize()
         except Exception as exc:  # noqa: BLE001 - pinned on this launch, reported by the caller
             raise LaunchFailed(index, one_line(exc)) from None
-        flops[index] = counter.get_total_flops() - before
 
     inst.set_range(recording)
+    inst.set_hook(count)
     recorded.active = True
     try:
-        with counter:
-            inst.call(make_args())
+        inst.call(make_args())
     finally:
         recorded.active = False
         inst.set_range(None)
-    facts = {launch.index: _facts(graph, inst, launch, flops.get(launch.index)) for launch in graph.launches
+        inst.set_hook(None)
+    grids: dict[tuple, int | None] = {}
+    facts = {launch.index: _facts(graph, inst, launch, flops.get(launch.index), grids) for launch in graph.launches
              if launch.index in recorded.args}
     recorded.args.clear()  # the recorded arguments hold every intermediate buffer alive
     recorded.results.clear()
     return facts
 
 
-def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None) -> LaunchFacts:
+def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: dict[tuple, int | None]) -> LaunchFacts:
     args, kwargs = inst.recorded.args[launch.index]
     facts = LaunchFacts(key=(launch.kernel_name or launch.op, _signature(args), _signature(kwargs)))
     if launch.kernel_name:
@@ -220,7 +229,9 @@ def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None) -> Launc
         facts.bytes_args = roofline.kernel_arg_bytes(kernel, args)
         facts.bytes_estimate = int(kernel.num_gb * 1e9) if kernel.num_gb else None
         flops = flops or (kernel.inductor_meta or {}).get("kernel_flop")
-        facts.grid = _grid(inst.kernels.get(launch.kernel_name), args)
+        if facts.key not in grids:  # the grid depends on the sizes, which the key holds
+            grids[facts.key] = _grid(inst.kernels.get(launch.kernel_name), args)
+        facts.grid = grids[facts.key]
         facts.restore = _kernel_restore(kernel)
     else:
         facts.bytes_args = roofline.extern_bytes(args, kwargs, inst.recorded.results.get(launch.index))
@@ -287,13 +298,14 @@ class _Plan:
 
 def _plans(graph: Graph, facts: dict[int, LaunchFacts], in_graph_ms: dict[int, float],
            skip: set[int]) -> dict[int, _Plan]:
-    """Each launch alone, repeated so that short ones get more runs: about 0.5 ms of kernel and flush."""
+    """Each launch alone, repeated so that short ones get more runs: about 0.3 ms of kernel and flush,
+    from 3 to 7 runs (a kernel's flushed time varies by a few % between runs: the median of 3 holds)."""
     plans = {}
     for index, fact in facts.items():
         if index in skip:
             continue
         ms = in_graph_ms.get(index) or 0.0
-        reps = max(3, min(10, round(0.5 / (ms + 0.02))))
+        reps = max(3, min(7, round(0.3 / (ms + 0.02))))
         plans[index] = _Plan(fact.key, reps, fact.restore)
     return plans
 

@@ -9,7 +9,6 @@ the live ``runner.partitions`` are CUDA-graph trees whose replays would overwrit
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import re
 import textwrap
@@ -22,6 +21,9 @@ from ..model import Graph
 
 Hook = Callable[..., Any]  # hook(index, fn, *args, **kwargs) -> what fn returns
 _PARTITION = re.compile(r"partition_(\d+)")
+_PARTITION_DEF = re.compile(r"^def (partition_\d+)\(args\):")
+_TARGET = re.compile(r"^[\w, ()]+? = ")  # as the parser reads an assignment
+_CALLEE = re.compile(r"([\w.]+)\(")
 
 
 @dataclass
@@ -53,9 +55,9 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     if graph.call_span is None:
         raise NotImplementedError("the code has no call() to time")
     lines = graph.code.splitlines()
-    functions = _functions(graph.code, graph.call_span[0])
+    functions = {"call": graph.call_span, **_partitions(lines)}
     launch_lines = {launch.line: launch.index for launch in graph.launches}
-    outside = [n for n in launch_lines if not any(f.lineno < n <= f.end_lineno for f in functions.values())]
+    outside = [n for n in launch_lines if not any(first < n <= last for first, last in functions.values())]
     if outside:
         raise NotImplementedError(f"launch at line {outside[0]} is outside call() and its partition functions")
     written = {launch.index: _written(graph, launch.kernel_name) for launch in graph.launches if launch.kernel_name}
@@ -95,8 +97,8 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
 
     set_range(None)
     scope["__kv_call"] = kv_call
-    for name, node in functions.items():
-        source = _instrumented_source(lines, node, launch_lines)
+    for name, (first, last) in functions.items():
+        source = _instrumented_source(lines, first, last, launch_lines)
         exec(compile(source, f"<kernelviz instrumented {graph.id} {name}>", "exec"), scope)
     numbers = [int(m.group(1)) for name in functions if (m := _PARTITION.fullmatch(name))]
     partitions: list[Callable] = [scope.get(f"partition_{i}") for i in range(max(numbers, default=-1) + 1)]
@@ -113,26 +115,23 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
                         set_skip=set_skip, partitions=partitions)
 
 
-def _functions(code: str, call_line: int) -> dict[str, ast.FunctionDef]:
-    """``call`` (a module function or the ``Runner`` method starting at ``call_line``) and every
-    module-level ``partition_N``."""
-    found: dict[str, ast.FunctionDef] = {}
-    for node in ast.parse(code).body:
-        for item in node.body if isinstance(node, ast.ClassDef) else [node]:
-            if not isinstance(item, ast.FunctionDef):
-                continue
-            if item.lineno == call_line:
-                found["call"] = item
-            elif item is node and _PARTITION.fullmatch(item.name):
-                found[item.name] = item
-    if "call" not in found:
-        raise NotImplementedError("call() could not be found in the code")
+def _partitions(lines: list[str]) -> dict[str, list[int]]:
+    """First and last line (1-based) of each module-level ``def partition_N(args):``."""
+    found, current = {}, None
+    for number, line in enumerate(lines, 1):
+        if current and line.strip() and not line[0].isspace() and not line.startswith("#"):
+            current = None
+        if m := _PARTITION_DEF.match(line):
+            current = m.group(1)
+            found[current] = [number, number]
+        elif current and line.strip():
+            found[current][1] = number
     return found
 
 
-def _instrumented_source(lines: list[str], node: ast.FunctionDef, launch_lines: dict[int, int]) -> str:
-    body = [lines[node.lineno - 1]]
-    for number in range(node.lineno + 1, node.end_lineno + 1):
+def _instrumented_source(lines: list[str], first: int, last: int, launch_lines: dict[int, int]) -> str:
+    body = [lines[first - 1]]
+    for number in range(first + 1, last + 1):
         line = lines[number - 1]
         if number in launch_lines:
             index = launch_lines[number]
@@ -143,17 +142,13 @@ def _instrumented_source(lines: list[str], node: ast.FunctionDef, launch_lines: 
 
 
 def _hooked(statement: str, index: int) -> str:
-    """``x = f(a, b)`` -> ``x = __kv_call(index, f)(a, b)`` (the statement unchanged if it is not a call)."""
-    try:
-        node = ast.parse(statement).body[0]
-    except (SyntaxError, IndexError):
+    """``x = f(a, b)`` -> ``x = __kv_call(index, f)(a, b)`` (unchanged if it is not such a call)."""
+    target = _TARGET.match(statement)
+    prefix = target.group(0) if target else ""
+    callee = _CALLEE.match(statement, len(prefix))
+    if callee is None:
         return statement
-    call = getattr(node, "value", None)
-    if not isinstance(call, ast.Call):
-        return statement
-    raw, fn = statement.encode(), call.func  # ast offsets count UTF-8 bytes
-    return (raw[: fn.col_offset] + f"__kv_call({index}, ".encode() + raw[fn.col_offset : fn.end_col_offset] + b")"
-            + raw[fn.end_col_offset :]).decode()
+    return f"{prefix}__kv_call({index}, {callee.group(1)})({statement[callee.end():]}"
 
 
 def _written(graph: Graph, kernel_name: str) -> list[int]:

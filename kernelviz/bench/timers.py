@@ -196,14 +196,14 @@ class GpuTimer:
                     start = time.perf_counter()
                     with torch.profiler.record_function(f"{self._REP}{rep}"):
                         call(args)
-                    sleep_ms = 1.5 * (time.perf_counter() - start) * 1e3 + 0.1  # as long as enqueueing took
+                    sleep_ms = 1.2 * (time.perf_counter() - start) * 1e3 + 0.1  # as long as enqueueing took
                 self.sync()
         finally:
             set_range(None)
-        events = list(prof.profiler.kineto_results.events())
-        per_launch = attribute(events, self._PREFIX)
+        found = attribute(prof.profiler.kineto_results.events(), (self._PREFIX, self._REP))
+        per_launch = found[self._PREFIX]
         spans: dict[str, list[int]] = {}
-        for label, start, end, _ in attribute(events, self._REP):
+        for label, start, end, _ in found[self._REP]:
             span = spans.setdefault(label, [start, end])
             span[0], span[1] = min(span[0], start), max(span[1], end)
         result = InGraph(reps=reps)
@@ -288,35 +288,39 @@ class GpuTimer:
 _LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")
 
 
-def attribute(events, prefix: str) -> list[tuple[str, int, int, str]]:
-    """(label, start ns, end ns, name) of each GPU event launched inside a CPU range named ``prefix`` +
-    label: the runtime call that launched it (matched by CUPTI correlation id) lies in the range, so
-    extern calls own their library kernels without any guess by name."""
+def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, int, int, str]]]:
+    """For each prefix: (label, start ns, end ns, name) of each GPU event launched inside a CPU range named
+    prefix + label: the runtime call that launched it (matched by CUPTI correlation id) lies in the range,
+    so extern calls own their library kernels without any guess by name. One pass over the events."""
     from torch.autograd import DeviceType
 
-    ranges, launches, device = [], {}, []
+    cpu = DeviceType.CPU
+    ranges: dict[str, list[tuple[int, int, str]]] = {p: [] for p in prefixes}
+    launches, device = {}, []
     for event in events:
         name = event.name()
-        if event.device_type() == DeviceType.CPU:
-            if name.startswith(prefix):
-                ranges.append((event.start_ns(), event.end_ns(), name[len(prefix):]))
+        if event.device_type() == cpu:
+            if name.startswith("kernelviz#"):
+                for prefix in prefixes:
+                    if name.startswith(prefix):
+                        ranges[prefix].append((event.start_ns(), event.end_ns(), name[len(prefix):]))
             elif name.startswith(_LAUNCH_CALLS):
                 launches[event.correlation_id()] = event.start_ns()
-        elif not _is_annotation(event) and name != "Context Sync":
+        elif name != "Context Sync" and not _is_annotation(event):
             device.append(event)
-    ranges.sort()
-    starts = [r[0] for r in ranges]
-    out = []
-    for event in device:
-        when = launches.get(event.correlation_id())
-        if when is None:
-            when = launches.get(event.linked_correlation_id())
-        if when is None:
-            continue
-        i = bisect.bisect_right(starts, when) - 1
-        if i < 0 or when > ranges[i][1]:
-            continue
-        out.append((ranges[i][2], event.start_ns(), event.end_ns(), event.name()))
+    out: dict[str, list[tuple[str, int, int, str]]] = {p: [] for p in prefixes}
+    for prefix, spans in ranges.items():
+        spans.sort()
+        starts = [r[0] for r in spans]
+        for event in device:
+            when = launches.get(event.correlation_id())
+            if when is None:
+                when = launches.get(event.linked_correlation_id())
+            if when is None:
+                continue
+            i = bisect.bisect_right(starts, when) - 1
+            if i >= 0 and when <= spans[i][1]:
+                out[prefix].append((spans[i][2], event.start_ns(), event.end_ns(), event.name()))
     return out
 
 
