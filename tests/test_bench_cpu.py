@@ -222,15 +222,22 @@ def test_a_launch_that_kills_or_hangs_its_process_is_marked_and_the_rest_are_tim
 
 
 def test_the_same_kernel_timed_twice_agrees_within_20_percent():
-    x = torch.randn(2**20)
-    with kernelviz.capture() as cap:
-        torch.compile(zoo.pointwise)(x)
-    times = []
-    for _ in range(2):
-        cap.bench(progress=False)
-        timing = cap.graphs[0].kernels[0].timing
-        assert timing.samples >= 5 and timing.spread is not None
-        times.append(timing.isolated_ms)
+    """One OpenMP thread: on a CPU shared with other processes, a parallel kernel waits for preempted
+    threads (whole scheduler slices); that is the machine's noise, not the timer's."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        x = torch.randn(2**20)
+        with kernelviz.capture() as cap:
+            torch.compile(zoo.pointwise)(x)
+        times = []
+        for _ in range(2):
+            cap.bench(progress=False)
+            timing = cap.graphs[0].kernels[0].timing
+            assert timing.samples >= 20 and timing.spread is not None
+            times.append(timing.isolated_ms)
+    finally:
+        torch.set_num_threads(threads)
     assert max(times) / min(times) < 1.2, times
 
 

@@ -214,25 +214,27 @@ def _record(graph: Graph, inst: Instrumented, make_args: Callable[[], list],
         inst.set_range(None)
         inst.set_hook(None)
     grids: dict[tuple, int | None] = {}
-    facts = {launch.index: _facts(graph, inst, launch, flops.get(launch.index), grids) for launch in graph.launches
-             if launch.index in recorded.args}
+    kernels = {k.name: (k, k.params()) for k in graph.kernels}
+    facts = {launch.index: _facts(graph, inst, launch, flops.get(launch.index), grids, kernels)
+             for launch in graph.launches if launch.index in recorded.args}
     recorded.args.clear()  # the recorded arguments hold every intermediate buffer alive
     recorded.results.clear()
     return facts
 
 
-def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: dict[tuple, int | None]) -> LaunchFacts:
+def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: dict[tuple, int | None],
+           kernels: dict[str, tuple]) -> LaunchFacts:
     args, kwargs = inst.recorded.args[launch.index]
     facts = LaunchFacts(key=(launch.kernel_name or launch.op, _signature(args), _signature(kwargs)))
     if launch.kernel_name:
-        kernel = graph.kernel(launch.kernel_name)
-        facts.bytes_args = roofline.kernel_arg_bytes(kernel, args)
+        kernel, params = kernels[launch.kernel_name]
+        facts.bytes_args = roofline.kernel_arg_bytes(params, args)
         facts.bytes_estimate = int(kernel.num_gb * 1e9) if kernel.num_gb else None
         flops = flops or (kernel.inductor_meta or {}).get("kernel_flop")
         if facts.key not in grids:  # the grid depends on the sizes, which the key holds
             grids[facts.key] = _grid(inst.kernels.get(launch.kernel_name), args)
         facts.grid = grids[facts.key]
-        facts.restore = _kernel_restore(kernel)
+        facts.restore = _kernel_restore(kernel, params)
     else:
         facts.bytes_args = roofline.extern_bytes(args, kwargs, inst.recorded.results.get(launch.index))
         facts.restore = _extern_restore(launch.op or "")
@@ -263,9 +265,8 @@ def _grid(kernel: Any, args: tuple) -> int | None:
         return None
 
 
-def _kernel_restore(kernel) -> Callable[[Callable, tuple], list] | None:
+def _kernel_restore(kernel, params: list[str]) -> Callable[[Callable, tuple], list] | None:
     """A generated kernel mutates its in/out buffers, and with atomics accumulates into its outputs."""
-    params = kernel.params()
     atomics = bool((kernel.inductor_meta or {}).get("atomic_add_found"))
     positions = [i for i, p in enumerate(params) if p.startswith("in_out_") or (atomics and p.startswith("out_"))]
     if not positions:
@@ -412,13 +413,26 @@ def _binary_facts(kernel: Any) -> dict[str, Any]:
 
 
 def _arg_maker(args: list[Any], mutated: Any) -> Callable[[], list]:
-    """Each run gets a new list (call() clears it); inputs the graph mutates are copied first."""
+    """Each run gets a new list (call() clears it); inputs the graph mutates are copied first, with their
+    strides (call() asserts them; ``clone()`` would make a strided view dense)."""
     import torch
 
     if mutated is None:  # unknown: copy every tensor, the user's data must not change
         mutated = {i for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
     mutated = set(mutated)
-    return lambda: [a.clone() if i in mutated and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+    return lambda: [_clone(a) if i in mutated and isinstance(a, torch.Tensor) else a for i, a in enumerate(args)]
+
+
+def _clone(tensor: Any) -> Any:
+    import torch
+
+    out = torch.empty_strided(tensor.size(), tensor.stride(), dtype=tensor.dtype, device=tensor.device)
+    try:
+        return out.copy_(tensor)
+    except RuntimeError:  # overlapping strides (an expanded input): copy the memory it covers
+        span = 1 + sum((n - 1) * s for n, s in zip(tensor.size(), tensor.stride())) if tensor.numel() else 0
+        flat = torch.as_strided(tensor, (span,), (1,), tensor.storage_offset()).clone()
+        return torch.as_strided(flat, tensor.size(), tensor.stride())
 
 
 @contextlib.contextmanager
@@ -440,7 +454,9 @@ def namespace(graph: Graph, compiled: Any) -> dict[str, Any]:
     names = [k.name for k in graph.kernels]
     fn = getattr(compiled, "current_callable", None)
     found = getattr(getattr(fn, "__func__", fn), "__globals__", None)
-    if isinstance(found, dict) and all(n in found for n in names):
+    # an output-code module defines call() and get_args(); a wrapper's globals (a graph without kernels) do not
+    if isinstance(found, dict) and "get_args" in found and callable(found.get("call")) \
+            and all(n in found for n in names):
         return found
     try:
         from torch._inductor.codecache import PyCodeCache

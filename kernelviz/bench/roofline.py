@@ -24,9 +24,9 @@ def tensor_bytes(value: Any) -> int:
     return min(value.numel(), span) * value.element_size()
 
 
-def kernel_arg_bytes(kernel: Kernel, args: tuple) -> int | None:
-    """Bytes of a generated kernel's tensor arguments (in/out buffers counted twice: read and written)."""
-    params = kernel.params()
+def kernel_arg_bytes(params: list[str], args: tuple) -> int | None:
+    """Bytes of a generated kernel's tensor arguments (in/out buffers counted twice: read and written);
+    ``params`` are the kernel's parameter names (``Kernel.params()``)."""
     total = 0
     for i, arg in enumerate(args):
         name = params[i] if i < len(params) else ""
