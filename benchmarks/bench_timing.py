@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 import kernelviz
+from kernelviz.bench.peaks import device_peaks
 from kernelviz.model import Capture
 
 
@@ -152,7 +153,7 @@ def report(name: str, cap: Capture, bench_s: float, step) -> list[float]:
 
 def main() -> None:
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}")
-    print(f"peaks: {kernelviz.bench.device_peaks().source}")
+    print(f"peaks: {device_peaks().source}")
     deltas = []
     for name, make in (("resnet50 training step (bf16 autocast, batch 64)", resnet50_training_step),
                        ("resnet18 inference (batch 32)", resnet18_inference)):
