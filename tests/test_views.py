@@ -11,7 +11,8 @@ import pytest
 import kernelviz
 from browser import STATIC, chromium_page, needs_browser, panel_site, serve
 from conftest import ALL_FIXTURES, FIXTURES, big_capture
-from kernelviz.model import Capture, SourceLocation
+from kernelviz.bench import roofline
+from kernelviz.model import Capture, DevicePeaks, LaunchTiming, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
@@ -179,3 +180,28 @@ def test_200_kernel_capture_opens_fast(tmp_path):
     print(f"200-kernel capture ({len(cap.kernels)} kernels, {len(cap.launches)} launches, {len(data) / 1e6:.1f} MB): "
           f"payload {python_s * 1e3:.0f} ms, first render {render_ms:.0f} ms")
     assert len(cap.kernels) >= 200
+
+
+@needs_browser
+def test_timing_tab_shows_the_roofline_and_the_gap_row_as_text(tmp_path):
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "attention_0.py")
+    graph = cap.graphs[0]
+    cap.peaks = DevicePeaks(device="NVIDIA H100 80GB HBM3", dram_gb_per_s=3350, tflops={"bfloat16": 989.5},
+                            source=f"given {EVIL}")
+    graph.timed_on, graph.gpu_busy_ms, graph.gap_ms, graph.made_up_values = "recreated inputs", 0.05, 0.01, ["arg3_1"]
+    for launch in graph.launches:
+        launch.timing = LaunchTiming(in_graph_ms=0.01, flushed_ms=0.012, bytes_args=1 << 20, bytes=1 << 20)
+        roofline.fill(launch.timing, cap.peaks, sm_count=132)
+    graph.launches[0].timing.note = EVIL
+    with serve(panel_site(tmp_path, json.dumps(payload(cap)))) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".kv-row")
+        page.locator(".kv-tab", has_text="Timing").click()
+        text = page.locator(".kv-detail").inner_text()
+        assert "timed on recreated inputs (made-up values for arg3_1) · GPU busy 0.0500 ms · gap 0.0100 ms" in text
+        assert f"% of peak against: given {EVIL}" in text
+        assert page.locator(".kv-roofline-row").count() == len(graph.launches)
+        assert page.locator(".kv-gap").inner_text().split("\t")[1:3] == ["gap: busy time not covered by launches",
+                                                                         "0.0100"]
+        assert EVIL in page.locator(".kv-roofline-row").first.inner_text()
+        assert page.evaluate("window.pwned") is None and page.errors == []

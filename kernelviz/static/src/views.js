@@ -3,6 +3,7 @@
 // To add a view: write it as its own module and add it here.
 import { h } from "./dom.js";
 import { kernelTab } from "./detail.js";
+import { timingTab } from "./timing.js";
 import { wrapperTab } from "./wrapper.js";
 
 export const TABS = [
@@ -12,4 +13,5 @@ export const TABS = [
       : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
+  { id: "timing", label: "Timing", render: (ctx) => timingTab(ctx.cap, ctx.graph) },
 ];
