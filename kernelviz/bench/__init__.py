@@ -47,10 +47,11 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".strip().rstrip(":")
 
 
-def bench(capture: Capture, *, isolated: bool = True, progress: bool = True, peaks: DevicePeaks | None = None,
+def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peaks: DevicePeaks | None = None,
           limit_s: float = 60.0) -> Capture:
     """Time every graph of ``capture``; a graph that cannot be timed gets a warning saying why.
 
+    ``progress``: True for a text progress bar, False for none, or ``report(done, total, label)``.
     ``peaks`` (e.g. ``kernelviz.calibrate()``) replaces the datasheet peaks the % figures are taken of.
     ``limit_s``: a step of the timing process that makes no progress for this long is stopped (a hang)."""
     import torch
@@ -64,33 +65,63 @@ def bench(capture: Capture, *, isolated: bool = True, progress: bool = True, pea
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
         capture.peaks = device_peaks()
     elsewhere: list[Graph] = []
-    for i, graph in enumerate(_progress(capture.graphs, progress)):
-        graph.warnings = [w for w in graph.warnings if not w.startswith(_TIMING_WARNINGS)]
-        start = time.perf_counter()
-        run = runs.get(i)
-        args = live_inputs(run.inputs) if run is not None else None
-        try:
-            check(graph)
-            if args is None:
-                elsewhere.append(graph)
-                continue
-            _bench_live(graph, run, args, capture.peaks, isolated)
-        except BenchError as exc:
-            graph.warnings.append(f"not timed: {exc}")
-        graph.bench_s = time.perf_counter() - start
-    if elsewhere:
-        bench_elsewhere(elsewhere, capture.peaks, isolated=isolated, limit_s=limit_s, progress=progress)
+    bar = Progress(progress, len(capture.graphs))
+    try:
+        for i, graph in enumerate(capture.graphs):
+            graph.warnings = [w for w in graph.warnings if not w.startswith(_TIMING_WARNINGS)]
+            graph.bench_s = None
+            start = time.perf_counter()
+            run = runs.get(i)
+            args = live_inputs(run.inputs) if run is not None else None
+            try:
+                check(graph)
+                if args is None:
+                    elsewhere.append(graph)
+                    continue
+                bar.step(f"timing graph {graph.id}")
+                _bench_live(graph, run, args, capture.peaks, isolated)
+            except BenchError as exc:
+                graph.warnings.append(f"not timed: {exc}")
+            bar.done()
+            graph.bench_s = time.perf_counter() - start
+        if elsewhere:
+            bar.step(f"timing {len(elsewhere)} graph(s) on recreated inputs, in a separate process")
+            bench_elsewhere(elsewhere, capture.peaks, isolated=isolated, limit_s=limit_s, progress=bar)
+    finally:
+        bar.close()
     return capture
 
 
-def _progress(items: list, enabled: bool):
-    if not enabled or not items:
-        return items
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return items
-    return tqdm(items, desc="kernelviz: timing graphs", unit="graph", leave=False)
+class Progress:
+    """Progress of a timing over ``total`` graphs: to ``report(done, total, label)`` (the panel's progress
+    bar), or a text bar on stderr (never a notebook widget, which a saved notebook would keep), or none."""
+
+    def __init__(self, progress: Any, total: int):
+        self.report, self.total, self.finished, self.bar = None, total, 0, None
+        if callable(progress):
+            self.report = progress
+        elif progress and total:
+            try:
+                from tqdm.std import tqdm
+
+                self.bar = tqdm(total=total, desc="kernelviz: timing graphs", unit="graph", leave=False)
+            except ImportError:
+                pass
+
+    def step(self, label: str) -> None:
+        if self.report is not None:
+            self.report(self.finished, self.total, label)
+
+    def done(self) -> None:
+        self.finished += 1
+        if self.bar is not None:
+            self.bar.update()
+
+    def close(self) -> None:
+        if self.report is not None:
+            self.report(self.total, self.total, "timed")
+        if self.bar is not None:
+            self.bar.close()
 
 
 def check(graph: Graph) -> None:

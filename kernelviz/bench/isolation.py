@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
 
@@ -47,8 +48,9 @@ class _Outcome:
 
 
 def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated: bool, limit_s: float,
-                    progress: bool = True) -> None:
-    """Time ``graphs`` on recreated inputs in worker processes; fill them in place."""
+                    progress: Any = None) -> None:
+    """Time ``graphs`` on recreated inputs in worker processes; fill them in place. ``progress`` (a
+    ``bench.Progress``) hears of each graph done."""
     jobs = [_Job(g, isolated=isolated) for g in graphs]
     for _ in range(MAX_RUNS):
         pending = [j for j in jobs if not j.done]
@@ -95,7 +97,7 @@ def _mark_failed(job: _Job) -> None:
             kernel.timing = KernelTiming(error=job.skip[indices[0]], unit=job.graph.launches[indices[0]].timing.unit)
 
 
-def _run_worker(pending: list[_Job], peaks: DevicePeaks | None, limit_s: float, progress: bool) -> _Outcome:
+def _run_worker(pending: list[_Job], peaks: DevicePeaks | None, limit_s: float, progress: Any) -> _Outcome:
     with tempfile.TemporaryDirectory(prefix="kernelviz-bench-") as tmp:
         job_path, stderr_path = Path(tmp, "job.json"), Path(tmp, "stderr.txt")
         job_path.write_text(_job_json(pending, peaks))
@@ -104,7 +106,7 @@ def _run_worker(pending: list[_Job], peaks: DevicePeaks | None, limit_s: float, 
                                     stdout=subprocess.PIPE, stderr=stderr, text=True, env=_environment(),
                                     start_new_session=True)
             try:
-                outcome = _follow(proc, limit_s, progress, len(pending))
+                outcome = _follow(proc, limit_s, progress)
             finally:
                 if proc.poll() is None:
                     proc.kill()
@@ -133,7 +135,7 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _follow(proc: subprocess.Popen, limit_s: float, progress: bool, total: int) -> _Outcome:
+def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
     """Read the worker's steps until it ends, or kill it when a step outlasts its limit."""
     lines: queue.Queue[str | None] = queue.Queue()
 
@@ -143,7 +145,7 @@ def _follow(proc: subprocess.Popen, limit_s: float, progress: bool, total: int) 
         lines.put(None)
 
     threading.Thread(target=read, daemon=True).start()
-    outcome, bar = _Outcome(), _bar(progress, total)
+    outcome = _Outcome()
     while True:
         limit = limit_s * (LOAD_FACTOR if outcome.phase == "load" else 1)
         try:
@@ -167,22 +169,9 @@ def _follow(proc: subprocess.Popen, limit_s: float, progress: bool, total: int) 
         elif word == "done":
             outcome.finished.append(int(rest))
             outcome.graph = None
-            if bar is not None:
-                bar.update()
-    if bar is not None:
-        bar.close()
+            if progress is not None:
+                progress.done()
     return outcome
-
-
-def _bar(enabled: bool, total: int):
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="kernelviz: timing graphs on recreated inputs (separate process)",
-                unit="graph", leave=False)
 
 
 def _died(returncode: int | None, stderr_path: Path) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..model import Capture, Graph, Launch, LaunchTiming
+from ..model import Capture, Graph, Launch
 
 
 def launch_kind(graph: Graph, launch: Launch) -> str:
@@ -27,7 +27,7 @@ def size(nbytes: int | None) -> str:
 
 
 def headline(capture: Capture) -> str:
-    """One line: graphs by kind, kernels by kind, extern calls."""
+    """One line: graphs by kind, kernels by kind, extern calls, device and versions."""
     graphs = Counter(g.kind for g in capture.graphs)
     kernels = Counter(k.kind for k in capture.kernels)
     externs = sum(1 for launch in capture.launches if launch.kernel_name is None)
@@ -36,70 +36,77 @@ def headline(capture: Capture) -> str:
              f"{len(capture.kernels)} kernel{'s' * (len(capture.kernels) != 1)}"
              + (" (" + ", ".join(f"{n} {k}" for k, n in kernels.items()) + ")" if kernels else ""),
              f"{externs} extern call{'s' * (externs != 1)}"]
-    compile_s = sum(g.compile_s or 0 for g in capture.graphs)
-    if compile_s:
-        parts.append(f"compiled in {compile_s:.2f} s")
+    devices = ", ".join(dict.fromkeys(g.device for g in capture.graphs))
+    if devices:
+        parts.append(f"{devices} ({capture.device_name})" if capture.device_name else devices)
+    parts += [f"{name} {version}" for name, version in (("torch", capture.torch_version),
+                                                         ("triton", capture.triton_version)) if version]
     return "kernelviz: " + ", ".join(parts)
 
 
-def graph_timing(graph: Graph) -> str:
-    """One line on how a graph was timed: on what, its busy time, the gap, its CUDA-graph replay."""
-    if graph.timed_on is None:
-        return ""
-    busy = "call() wall time" if graph.device == "cpu" else "GPU busy"
-    parts = [f"timed on {graph.timed_on}"]
-    if graph.made_up_values:
-        parts[0] += f" (made-up values for {', '.join(graph.made_up_values)})"
-    if graph.gpu_busy_ms is not None:
-        parts.append(f"{busy} {graph.gpu_busy_ms:.4f} ms")
-    if graph.gap_ms is not None:
-        parts.append(f"gap {graph.gap_ms:.4f} ms")
-    if graph.cudagraph_ms is not None:
-        parts.append(f"as a CUDA-graph replay {graph.cudagraph_ms:.4f} ms")
-    return " · ".join(parts)
+def compile_story(capture: Capture) -> str:
+    """What the capture compiled and how long it took: graphs compiled before it (re-runs) take 0 s, "cached"."""
+    def seconds(graphs: list[Graph]) -> float:
+        return sum(g.compile_s or 0 for g in graphs)
 
-
-def roofline_words(timing: LaunchTiming) -> str:
-    """``81% of peak bw · 12% of peak bfloat16 · memory-bound``; what a figure cannot say, said."""
+    by = {c: [g for g in capture.graphs if g.cache == c] for c in ("compiled", "fx_cache_hit", "reused")}
+    unknown = [g for g in capture.graphs if not g.cache and g.compile_s]
     parts = []
-    if timing.pct_peak_bw is not None:
-        parts.append(f"{timing.pct_peak_bw:.0f}% of peak bw")
-    if timing.pct_peak_flops is not None:
-        parts.append(f"{timing.pct_peak_flops:.0f}% of peak {timing.dtype}")
-    if timing.cache_resident:
-        parts.append("cache-resident in the graph")
-    if timing.bound:
-        parts.append(f"{timing.bound}-bound")
-    if timing.error:
-        parts.append(f"failed: {timing.error}")
+    if by["compiled"]:
+        n = len(by["compiled"])
+        parts.append(f"compiled {n} graph{'s' * (n != 1)} in {seconds(by['compiled']):.2f} s")
+    if by["fx_cache_hit"]:
+        n = len(by["fx_cache_hit"])
+        parts.append(f"{n} graph{'s' * (n != 1)} from Inductor's FX graph cache in {seconds(by['fx_cache_hit']):.2f} s")
+    if by["reused"]:
+        parts.append(f"{len(by['reused'])} cached (compile 0 s: compiled before this cell)")
+    if unknown:
+        parts.append(f"compile {seconds(unknown):.2f} s")
     return " · ".join(parts)
 
 
-GAP_LABEL = "gap: busy time not covered by launches"
+EVENT_LABELS = {"graph_break": "graph break", "recompile": "recompile", "skip": "skipped frame"}
+
+
+def dynamo_lines(capture: Capture) -> list[str]:
+    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line, dynamo's reason."""
+    lines = []
+    for event in capture.dynamo:
+        where = f" at {event.file}:{event.line}" if event.file else ""
+        code = f" `{event.code}`" if event.code else ""
+        reason = (event.reason or "").strip().splitlines()
+        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {reason[0] if reason else ''}")
+    return lines
+
+
+def timed_on(graph: Graph) -> str:
+    """``timed on recreated inputs (made-up values for arg3_1)``: on what a graph's times were taken."""
+    made_up = f" (made-up values for {', '.join(graph.made_up_values)})" if graph.made_up_values else ""
+    return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
 
 
 def summary(capture: Capture, width: int = 110) -> str:
-    """Graphs, then each graph's launches in call() order with kind and ATen ops (and times, once timed)."""
+    """Graphs, then each graph's launches in call() order with kind and ATen ops."""
     lines = [headline(capture)]
+    story = compile_story(capture)
+    lines += [f"  {story}"] if story else []
+    lines += [f"  {line}" for line in dynamo_lines(capture)]
     lines += [f"  warning: {w}" for w in capture.warnings]
-    if capture.peaks is not None:
-        lines.append(f"  peaks: {capture.peaks.source}")
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
-        if graph.timed_on:
-            lines.append(f"  {graph_timing(graph)}")
+        lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  warning: {w}" for w in graph.warnings]
         for launch in graph.launches:
             aten = ", ".join(launch.original_aten) or "-"
             timing = ""
             if launch.timing and launch.timing.in_graph_ms is not None:
-                timing = f" {launch.timing.in_graph_ms:9.4f} ms"
-            words = roofline_words(launch.timing) if launch.timing else ""
+                t = launch.timing
+                share = f" {100 * t.share:5.1f}%" if t.share is not None else ""
+                timing = f" {t.in_graph_ms:9.4f} ms{share} {t.bound or '':<8}"
             name = launch.name if len(launch.name) <= 52 else launch.name[:51] + "…"
             row = f"  {launch.index:>3}  {name:<52} {launch_kind(graph, launch):<15}{timing}  {aten}"
-            row = row if len(row) <= width else row[: width - 1] + "…"
-            lines.append(row + (f"\n       {words}" if words else ""))
+            lines.append(row if len(row) <= width else row[: width - 1] + "…")
         if graph.gap_ms is not None:
-            lines.append(f"       {GAP_LABEL:<68}{graph.gap_ms:9.4f} ms")
+            lines.append(f"  {'':>3}  {'gap (between launches)':<52} {'':<15} {graph.gap_ms:9.4f} ms")
     return "\n".join(lines)

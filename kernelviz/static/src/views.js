@@ -3,15 +3,12 @@
 // To add a view: write it as its own module and add it here.
 import { h } from "./dom.js";
 import { kernelTab } from "./detail.js";
-import { timingTab } from "./timing.js";
 import { wrapperTab } from "./wrapper.js";
 
 export const TABS = [
   {
     id: "kernel", label: "Kernel",
-    render: (ctx) => ctx.row ? kernelTab(ctx, ctx.graph, ctx.row)
-      : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
+    render: (ctx) => ctx.row ? kernelTab(ctx) : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
-  { id: "timing", label: "Timing", render: (ctx) => timingTab(ctx.cap, ctx.graph) },
 ];
