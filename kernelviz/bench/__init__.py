@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from ..live import module_globals
 from ..model import Capture, Graph, KernelTiming, LaunchTiming
 from . import perf
 from .inputs import live_inputs, recreate
@@ -66,6 +67,9 @@ def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: i
                 args = recreate(graph, run.inputs if run is not None else None)
             timer = GpuTimer(reps=reps) if graph.device == "cuda" else CpuTimer(reps=max(3, reps // 2))
             _measure(graph, inst, timer, _arg_maker(args, compiled), isolated)
+            from ..repro.record import record  # what the repro scripts need, in one more run
+
+            record(graph, namespace, _arg_maker(args, compiled))
         graph.timed_on = timed_on
     except torch.cuda.OutOfMemoryError:
         inst = args = None  # drop what the timing holds before the cache is emptied
@@ -202,21 +206,9 @@ def _keep_rng(device: str):
 
 def _namespace(graph: Graph, compiled: Any) -> dict[str, Any]:
     """The globals of the graph's compiled module: the live one if it can be found, else the code run anew."""
-    names = [k.name for k in graph.kernels]
-    fn = getattr(compiled, "current_callable", None)
-    found = getattr(getattr(fn, "__func__", fn), "__globals__", None)
-    if isinstance(found, dict) and all(n in found for n in names):
+    found = module_globals(graph, compiled)
+    if found is not None:
         return found
-    try:
-        from torch._inductor.codecache import PyCodeCache
-
-        for module in list(PyCodeCache.modules):
-            if all(hasattr(module, n) for n in names) and getattr(module, "__file__", None):
-                with open(module.__file__) as f:
-                    if f.read() == graph.code:
-                        return vars(module)
-    except (ImportError, AttributeError, OSError):
-        pass
     namespace: dict[str, Any] = {"__name__": "kernelviz_bench"}
     try:
         exec(compile(graph.code, f"<kernelviz {graph.id}>", "exec"), namespace)
