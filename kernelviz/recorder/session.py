@@ -8,6 +8,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ir import read_stages
+from ..jiterator import recording as jiterator_calls
 from ..model import Capture
 from . import inductor
 from .overlay import build_graph
@@ -74,6 +76,7 @@ class CaptureSession:
         self._config = contextlib.ExitStack()
         if self.fresh_compile:  # a cache hit skips codegen, where per-kernel metadata comes from
             self._config.enter_context(inductor_config.patch(fx_graph_cache=False))
+        self._config.enter_context(jiterator_calls(self.capture))  # jiterator kernels: their own entries
         skipped = inductor.attach(self)
         if skipped:
             self.warn("some Inductor hooks are missing in this torch version: " + ", ".join(skipped))
@@ -104,6 +107,7 @@ class CaptureSession:
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
             graph.calls = run.calls
+            read_stages(graph, run.compiled() if run.compiled is not None else None)  # Triton's compiled stages
             capture.graphs.append(graph)
         if not capture.graphs:
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture")

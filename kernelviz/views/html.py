@@ -15,6 +15,7 @@ from pygments.formatters import HtmlFormatter
 from ..model import Capture, Graph, Kernel, Launch
 from .highlight import language, runs
 from .memory import timeline
+from .stages import STAGE_TITLE
 from .text import headline, launch_kind, size
 
 _CSS_FILE = Path(__file__).with_name("report.css")
@@ -69,7 +70,24 @@ def _kernel(graph: Graph, kernel: Kernel) -> str:
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'
                f"<th>stride</th><th>users</th></tr>{fragment}</table>" if fragment else "")
-            + f"{source}</details>")
+            + f"{source}{_stages(kernel)}</details>")
+
+
+def _stages(kernel: Kernel) -> str:
+    """Triton's compiled stages of a kernel, each in a collapsed section (plain text, escaped)."""
+    ir = kernel.ir
+    if ir is None:
+        return ""
+    occ = ir.occupancy
+    facts = (f"{ir.num_regs} registers per thread, {ir.num_spills} spills, {ir.shared_bytes} B shared memory"
+             + (f"; {occ.blocks_per_sm} blocks per SM, limited by {occ.limited_by}" if occ else ""))
+    parts = "".join(
+        f"<details><summary>{escape(STAGE_TITLE.get(st.name, st.name))} <small>({size(st.bytes)}"
+        + (f", {size(st.truncated_bytes)} left out" if st.truncated_bytes else "")
+        + f")</small></summary><pre>{escape(st.text)}</pre></details>" for st in ir.stages)
+    notes = "".join(f"<li>{escape(n)}</li>" for n in ir.notes)
+    return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(facts)}</p>'
+            + (f'<ul class="kv-warnings">{notes}</ul>' if notes else "") + f"{parts}</details>")
 
 
 def _highlighted(kernel: Kernel) -> str:
