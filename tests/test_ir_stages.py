@@ -16,10 +16,10 @@ from kernelviz.views.stages import stages_view
 STAGES_DIR = Path(__file__).parent / "fixtures" / "triton-stages"
 H100 = DeviceLimits(regs_per_sm=65536, shared_per_sm=233472, threads_per_sm=2048, capability=(9, 0))  # facts.json
 KERNELS = {  # the chosen launchers of the H100 run (facts.json): cache_hash, module, registers, shared memory
-    "triton_per_fused_native_layer_norm_1": ("A6RCXKZIZTFHRZCUOUP2SLAJ5KQTASKTLIAXKYUFYQ3OBOG5I65Q", "mlp_norms_0.py",
+    "triton_per_fused_native_layer_norm_1": ("A6RCXKZIZTFHRZCUOUP2SLAJ5KQTASKTLIAXKYUFYQ3OBOG5I65Q", "mlp_norms_0.code",
                                              17, 0),
     "triton_per_fused_native_layer_norm_relu_0": ("CEY3FOEG2AASTFO3JABLQVU3WBXTNUALNNJ67HACOIKYE3R6H2KQ",
-                                                  "mlp_norms_1.py", 27, 8),
+                                                  "mlp_norms_1.code", 27, 8),
 }
 # a stage line that does X -> the source line it must link to does X
 STORES = {"ttir": r"tt\.store", "ttgir": r"tt\.store", "llir": r"st\.global", "ptx": r"st\.global", "sass": r"\bSTG\b"}
