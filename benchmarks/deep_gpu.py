@@ -149,8 +149,9 @@ def main() -> None:
         torch._dynamo.reset()
         start = time.perf_counter()
         cap = workload()
+        tools = sorted({s.tool for k in cap.kernels if k.ir for s in k.ir.stages if s.name == "sass"})
         print(f"{name}: captured and timed in {time.perf_counter() - start:.1f} s; reading the stages again took "
-              f"{stage_cost(cap):.2f} s for {sum(1 for k in cap.kernels if k.ir)} Triton kernels")
+              f"{stage_cost(cap):.2f} s for {sum(1 for k in cap.kernels if k.ir)} Triton kernels (SASS by {tools})")
         passed, count = repros(name, cap, out)
         total_pass, total = total_pass + passed, total + count
         if name == "resnet18":

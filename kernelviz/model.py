@@ -101,6 +101,7 @@ class IRStage:
     bytes: int = 0  # size of the whole stage
     truncated_bytes: int = 0
     source_lines: list[list[int]] = field(default_factory=list)  # per kept line: kernel source lines (1-based)
+    tool: str = ""  # where the text comes from: "Triton's cache" or the disassembler's command
 
 
 @dataclass
@@ -160,7 +161,7 @@ class OutputCheck:
     dtype: str
     numel: int
     data: str | None = None  # base64 of the contiguous values (small outputs)
-    sample: list[float] | None = None  # else: values at evenly spaced flat positions
+    sample: str | None = None  # else: base64 of float64 values at evenly spaced flat positions
     total: float | None = None  # else: float64 sum and sum of absolute values
     abs_total: float | None = None
 

@@ -1,6 +1,7 @@
 """Deep inspection on the CPU: repro scripts of real captures (C++ kernels and call()) that run, match and
 catch a wrong kernel; jiterator entries; the HIP view; stages in the payloads and the HTML report."""
 
+import copy
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from conftest import FIXTURES
 from kernelviz.ir import kernel_ir, stages
 from kernelviz.jiterator import _Recorder, jiterator_graph, note_call, recording
 from kernelviz.repro import ReproError
+from kernelviz.repro.record import expect
 from kernelviz.views.hip import hip_view, text_diff
 from kernelviz.views.html import report
 from kernelviz.views.payload import kernel_view, payload
@@ -29,12 +31,19 @@ def _run(script, tmp_path, name):
     return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.usefixtures("fresh_dynamo")
-def test_cpu_repros_run_match_and_catch_a_wrong_kernel(tmp_path):
+@pytest.fixture(scope="module")
+def cpu_mlp():
+    """A timed CPU capture of the MLP (its records made while timing)."""
+    torch._dynamo.reset()
     model, x = zoo.make_mlp(), torch.randn(64, 32)
     with torch.no_grad(), kernelviz.capture(bench=True) as cap:
         torch.compile(model)(x)
-    (graph,) = cap.graphs
+    torch._dynamo.reset()
+    return cap
+
+
+def test_cpu_repros_run_match_and_catch_a_wrong_kernel(cpu_mlp, tmp_path):
+    (graph,) = cpu_mlp.graphs
     assert graph.warnings == []
     for kernel in graph.kernels:
         script = kernel.to_repro()
@@ -73,6 +82,27 @@ def test_integer_inputs_keep_their_values_from_the_run(tmp_path):
     for name, script in ((kernel.name, kernel.to_repro()), ("graph", graph.to_repro())):
         done = _run(script, tmp_path, name)
         assert done.returncode == 0 and "outputs match" in done.stdout, done.stdout + done.stderr[-3000:]
+
+
+def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
+    """The captured code runs on made-up inputs in a child process: a kernel that kills it costs only its
+    own record, and code that does not run there says so for every record."""
+    graph = copy.deepcopy(cpu_mlp.graphs[0])
+    first, second = graph.kernels
+    dies = f"del async_compile\n{first.name} = lambda *a: os._exit(5)\n"  # the first kernel kills the process
+    graph.code = graph.code.replace("del async_compile\n", dies)
+    for item in (first, second, graph):
+        item.repro.expected = []
+    expect(graph)
+    assert first.repro.error == "the captured code crashed on inputs made from the specs: exit status 5"
+    assert second.repro.error is None and [e.name for e in second.repro.expected] == [
+        e.name for e in cpu_mlp.graphs[0].kernels[1].repro.expected]
+    assert graph.repro.error == first.repro.error  # call() runs that kernel too: a third process, same end
+    broken = copy.deepcopy(cpu_mlp.graphs[0])
+    broken.code = "raise SystemExit('no such module here')\n" + broken.code
+    expect(broken)
+    assert [k.repro.error for k in broken.kernels] + [broken.repro.error] == [
+        "the graph's code does not run in a new process: no such module here"] * 3
 
 
 def test_no_repro_without_a_recorded_launch_says_why_in_one_line():
@@ -151,7 +181,9 @@ def test_stages_are_lazy_in_the_live_payload_and_collapsed_in_the_report(monkeyp
     assert view["stages"][0]["text"] == kernel.ir.stages[0].text
     saved = payload(cap)
     assert saved["graphs"][0]["kernels"][0]["ir"]["stages"][0]["text"] == kernel.ir.stages[0].text
-    assert "text" not in saved["view"]["deep"][f"0/{name}"]["ir"]["stages"][0]
+    annexed = saved["view"]["deep"][f"0/{name}"]["ir"]["stages"][0]
+    assert "text" not in annexed and "tokens" not in annexed and annexed["tool"] == "Triton's cache"
+    assert "tokens" in view["stages"][0] and view["stages"][0]["tool"] == "Triton's cache"
     html = report(cap)
     assert '<details class="kv-stages"><summary>Compiled stages</summary>' in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html

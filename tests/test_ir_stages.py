@@ -124,17 +124,30 @@ def test_sass_inline_markers_link_the_calling_line():
     assert stage_lines("sass", text, "/k/mod.py") == [[41], [41], [35], [35]]
 
 
-def test_truncation_keeps_whole_lines_says_what_is_left_out_and_keeps_links_aligned():
-    text = _texts("triton_per_fused_native_layer_norm_relu_0")["ptx"]
-    lines = [[i] for i in range(len(text.splitlines()))]
-    kept = stages.keep("ptx", text, lines, cap=4096)
-    body = kept.text.splitlines()
-    assert kept.bytes == len(text.encode()) and kept.truncated_bytes == kept.bytes - len("\n".join(body[:-1])) - 1
-    assert body[-1].startswith("… truncated: ") and f"{kept.truncated_bytes:,} of {kept.bytes:,} bytes" in body[-1]
-    assert text.startswith("\n".join(body[:-1]) + "\n") and len(kept.text.encode()) < 4096 + 200
-    assert len(kept.source_lines) == len(body) and kept.source_lines[:-1] == lines[: len(body) - 1]
-    whole = stages.keep("ptx", text, lines)
-    assert whole.text == text and whole.truncated_bytes == 0
+def test_kept_stages_leave_out_line_metadata_and_truncate_at_whole_lines_saying_how_much():
+    texts = _texts("triton_per_fused_native_layer_norm_relu_0")
+    ptx = texts["ptx"]
+    rows = ptx.splitlines(keepends=True)
+    lines = [[i] for i in range(len(rows))]
+    debug = next(i for i, row in enumerate(rows) if row.startswith("\t.section\t.debug"))
+    whole = stages.keep("ptx", ptx, lines)
+    body = whole.text.splitlines(keepends=True)
+    assert "".join(body[:-1]) == "".join(rows[:debug])  # the code whole, DWARF sections out
+    dwarf = len("".join(rows[debug:]).encode())
+    assert body[-1] == f"… {dwarf:,} bytes of DWARF debug sections left out: the links to source lines come from them\n"
+    assert (whole.bytes, whole.truncated_bytes) == (len(ptx.encode()), dwarf)
+    assert whole.source_lines == lines[:debug] + [[]]
+    cut = stages.keep("ptx", ptx, lines, cap=4096)
+    body = cut.text.splitlines(keepends=True)
+    kept = "".join(body[:-2])
+    assert ptx.startswith(kept) and len(kept.encode()) <= 4096 < len(kept.encode()) + len(rows[len(body) - 2].encode())
+    assert body[-1] == (f"… truncated: {len(''.join(rows[:debug]).encode()) - len(kept.encode()):,} more bytes left "
+                        "out (kernelviz keeps 4,096 bytes per stage)\n")
+    assert cut.truncated_bytes == cut.bytes - len(kept.encode()) and cut.source_lines[:-2] == lines[: len(body) - 2]
+    ttgir = stages.keep("ttgir", texts["ttgir"], [[]] * len(texts["ttgir"].splitlines()))
+    assert not any(row.startswith("#loc") for row in ttgir.text.splitlines()) and "(#loc) left out" in ttgir.text
+    sass = stages.keep("sass", texts["sass"], [[]] * len(texts["sass"].splitlines()))
+    assert sass.text == texts["sass"] and sass.truncated_bytes == 0
 
 
 def test_cache_folder_is_checked_against_the_metadata_hash(monkeypatch, tmp_path):

@@ -76,15 +76,16 @@ def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None) -> KernelIR
             texts[stage] = read_stage(folder, kernel.name, stage)
         except StageError as exc:
             ir.notes.append(str(exc))
+    tools = {stage: "Triton's cache" for stage in texts}
     try:
-        texts["sass"] = disassemble(folder / f"{kernel.name}.cubin")
+        tools["sass"], texts["sass"] = disassemble(folder / f"{kernel.name}.cubin")
     except StageError as exc:
         ir.notes.append(str(exc))
     ir.file = ir.file or guess_file(texts.get("ttir", ""))
     count = len(kernel.source.splitlines())
     for stage, text in texts.items():
         lines = to_source(stage_lines(stage, text, ir.file), ir.line_offset, count) if ir.file else []
-        ir.stages.append(keep(stage, text, lines or [[] for _ in text.splitlines()]))
+        ir.stages.append(keep(stage, text, lines or [[] for _ in text.splitlines()], tool=tools[stage]))
     warps = meta.get("num_warps") or getattr(getattr(launcher, "config", None), "num_warps", None)
     if limits is not None and warps and ir.num_regs is not None:
         ir.occupancy = occupancy(limits, num_warps=int(warps), regs=ir.num_regs,

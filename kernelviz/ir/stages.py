@@ -86,8 +86,9 @@ def _tool(name: str) -> str | None:
     return None
 
 
-def disassemble(cubin: Path) -> str:
-    """SASS of a cubin with line markers: ``nvdisasm -c -gi`` (``-g`` where -gi fails), else cuobjdump."""
+def disassemble(cubin: Path) -> tuple[str, str]:
+    """The command and the SASS of a cubin with line markers: ``nvdisasm -c -gi`` (``-g`` where -gi fails),
+    else ``cuobjdump --dump-sass``."""
     commands = []
     if nvdisasm := _tool("nvdisasm"):
         commands += [[nvdisasm, "-c", "-gi", str(cubin)], [nvdisasm, "-c", "-g", str(cubin)]]
@@ -103,21 +104,44 @@ def disassemble(cubin: Path) -> str:
             errors.append(f"{os.path.basename(command[0])}: {type(exc).__name__}")
             continue
         if done.returncode == 0 and done.stdout.strip():
-            return done.stdout
+            return " ".join([os.path.basename(command[0])] + command[1:-1]), done.stdout
         errors.append(f"{os.path.basename(command[0])} {command[-2]}: {done.stderr.strip().splitlines()[-1:]}")
     raise StageError("no SASS: " + "; ".join(errors))
 
 
-def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES) -> IRStage:
-    """The stage as the capture keeps it: at most ``cap`` bytes, cut at a line end, and a marker line
-    saying how much was left out."""
-    data = text.encode("utf-8", "replace")
-    if len(data) <= cap:
-        return IRStage(name=name, text=text, bytes=len(data), source_lines=lines)
-    cut = data.rfind(b"\n", 0, cap) + 1
-    kept = data[:cut].decode("utf-8", "replace")
-    left = len(data) - cut
-    count = kept.count("\n")
-    marker = f"… truncated: {left:,} of {len(data):,} bytes left out (kernelviz keeps {cap:,} bytes per stage)\n"
-    return IRStage(name=name, text=kept + marker, bytes=len(data), truncated_bytes=left,
-                   source_lines=lines[:count] + [[]])
+def _metadata(stage: str, rows: list[str]) -> set[int]:
+    """Rows that only carry line information, which the links already hold: MLIR's ``#loc`` aliases and
+    PTX's DWARF sections."""
+    if stage in ("ttir", "ttgir"):
+        return {i for i, row in enumerate(rows) if row.startswith("#loc")}
+    if stage == "ptx":
+        start = next((i for i, row in enumerate(rows) if row.startswith("\t.section\t.debug")), len(rows))
+        return set(range(start, len(rows)))
+    return set()
+
+
+def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: str = "") -> IRStage:
+    """The stage as the capture keeps it: without rows of line information only, at most ``cap`` bytes cut
+    at a line end, and a marker line for each part left out, with its size."""
+    rows = text.splitlines(keepends=True)
+    sizes = [len(row.encode("utf-8", "replace")) for row in rows]
+    dropped = _metadata(name, rows)
+    shown = [i for i in range(len(rows)) if i not in dropped]
+    kept, used = [], 0
+    for i in shown:
+        if used + sizes[i] > cap:
+            break
+        kept.append(i)
+        used += sizes[i]
+    markers = []
+    if dropped:
+        what = "location aliases (#loc)" if name in ("ttir", "ttgir") else "DWARF debug sections"
+        markers.append(f"… {sum(sizes[i] for i in dropped):,} bytes of {what} left out: "
+                       "the links to source lines come from them\n")
+    if len(kept) < len(shown):
+        left = sum(sizes[i] for i in shown[len(kept):])
+        markers.append(f"… truncated: {left:,} more bytes left out (kernelviz keeps {cap:,} bytes per stage)\n")
+    body = "".join(rows[i] if rows[i].endswith("\n") else rows[i] + "\n" for i in kept)
+    return IRStage(name=name, text=body + "".join(markers), bytes=sum(sizes), truncated_bytes=sum(sizes) - used,
+                   source_lines=[lines[i] if i < len(lines) else [] for i in kept] + [[] for _ in markers],
+                   tool=tool)

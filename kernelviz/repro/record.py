@@ -1,21 +1,31 @@
-"""Record what the repro scripts need, in one more run of a graph's instrumented ``call()`` while it is
-timed: each launch's grid (``Launch.grid``), and for each kernel's first launch and for ``call()`` itself
-the arguments' specs (``ReproRecord``) and the expected outputs: those of the captured kernel (Inductor's
-own launcher, or C++ binding) and of the real ``call()``, run on inputs made from the specs by the same
-harness the scripts use."""
+"""Record what the repro scripts need while a graph is timed: in one more run of its instrumented
+``call()`` on the timing's inputs, each launch's grid (``Launch.grid``) and, for each kernel's first launch
+and for ``call()`` itself, the arguments' specs (``ReproRecord``); then the expected outputs: those of the
+captured code (Inductor's own launchers, C++ bindings and ``call()``) run on inputs made from the specs by
+the same harness the scripts use. That run makes up inputs, which can fault a kernel (an index computed
+from random data), so it runs in a child process: a fault there only costs that record."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..bench.instrument import instrument
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import harness
+from .script import harness_source, module_code
 
 KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")
+CHILD_TIMEOUT_S = 600
+_MARK = "kernelviz-expected"
 
 
 def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> None:
@@ -25,17 +35,19 @@ def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list
     try:
         calls = _run(graph, namespace, make_args)
         for kernel in graph.kernels:
-            if kernel.name in calls:
-                kernel.repro = _expected(kernel, *calls[kernel.name])
-        if graph.repro is not None and "call" in namespace:
-            graph.repro.expected = _outputs(namespace["call"], graph.repro.args, None, _returned)
+            kernel.repro = calls.get(kernel.name)
+        expect(graph)
     except Exception as exc:  # noqa: BLE001 - the repro is extra: timing and the capture stay usable
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             torch.cuda.empty_cache()
-        graph.warnings.append(f"repro not recorded: {type(exc).__name__}: {exc}")
+        reason = f"repro not recorded: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        graph.warnings.append(reason)
+        graph.repro = ReproRecord(error=reason)  # nothing half-recorded is offered as a repro
+        for kernel in graph.kernels:
+            kernel.repro = kernel.repro or ReproRecord(error=reason)
 
 
-def _run(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> dict[str, tuple]:
+def _run(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> dict[str, ReproRecord]:
     """One run of the instrumented call(): specs of call()'s inputs and of each kernel's first launch."""
     inst = instrument(graph, namespace)
     recorded, kept = inst.recorded, {}
@@ -66,9 +78,8 @@ def _run(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list])
             call_args, kwargs = recorded.args[item.index]
             item.grid = _grid(obj, call_args)
             if item.kernel_name not in calls:
-                kernel = graph.kernel(item.kernel_name)
-                calls[item.kernel_name] = (obj, _launch_record(kernel, obj, item.index, call_args, kwargs,
-                                                               kept.get(item.index, []), item.grid), kwargs)
+                calls[item.kernel_name] = _launch_record(graph.kernel(item.kernel_name), obj, item.index, call_args,
+                                                         kwargs, kept.get(item.index, []), item.grid)
     return calls
 
 
@@ -113,9 +124,18 @@ def _grid(obj: Any, args: tuple) -> list[int] | None:
         return None
 
 
+def _call_names(kernel: Kernel, obj: Any, count: int) -> list[str]:
+    """The parameters a launch's positional arguments go to: for Triton, the function's parameters but
+    those annotated ``tl.constexpr`` (a size Inductor specialised to a constant is still passed)."""
+    fn = getattr(obj, "fn", None)
+    if kernel.kind.startswith("triton") and hasattr(fn, "arg_names") and hasattr(fn, "constexprs"):
+        return [name for i, name in enumerate(fn.arg_names) if i not in set(fn.constexprs)]
+    return kernel.params() or [f"arg{i}" for i in range(count)]
+
+
 def _launch_record(kernel: Kernel, obj: Any, index: int, args: tuple, kwargs: dict, kept: list,
                    grid: list[int] | None) -> ReproRecord:
-    names = kernel.params() or [f"arg{i}" for i in range(len(args))]
+    names = _call_names(kernel, obj, len(args))
     if len(names) != len(args):
         return ReproRecord(launch=index, error=f"{len(args)} arguments for the {len(names)} parameters of "
                                                f"{kernel.name}'s signature")
@@ -127,7 +147,7 @@ def _launch_record(kernel: Kernel, obj: Any, index: int, args: tuple, kwargs: di
         config = obj.launchers[0].config
         arg_names = set(getattr(getattr(obj, "fn", None), "arg_names", None) or [])
         constants = (kernel.triton_meta or {}).get("constants") or {}
-        rec.constants = {k: v for k, v in constants.items() if k in arg_names} | dict(config.kwargs)
+        rec.constants = {k: v for k, v in constants.items() if k in arg_names and k not in names} | dict(config.kwargs)
         options = (kernel.ir.options if kernel.ir else {}) or {
             "num_warps": config.num_warps, "num_stages": config.num_stages,
             "enable_fp_fusion": (kernel.triton_meta or {}).get("enable_fp_fusion", True)}
@@ -150,30 +170,88 @@ def _is_output(kernel: Kernel, name: str) -> bool:
         "mutated_arg_names") or [])
 
 
-def _expected(kernel: Kernel, obj: Any, rec: ReproRecord, kwargs: dict) -> ReproRecord:
-    if rec.error is None:
-        run = obj.run if hasattr(obj, "run") else obj
-        extra = kwargs if kernel.kind.startswith("triton") else rec.constants
-        rec.expected = _outputs(lambda a: run(*a, **extra), rec.args, lambda n: _is_output(kernel, n), _returned)
-    return rec
+_DRIVER = """
 
-
-def _returned(name: str) -> bool:
-    return name.startswith("return[")
-
-
-def _outputs(launch: Callable[[list], Any], specs: list[ArgSpec], is_output: Callable[[str], bool] | None,
-             returned: Callable[[str], bool]) -> list[OutputCheck]:
-    """Run ``launch`` on arguments made from ``specs`` and summarize what it wrote or returned."""
-    import dataclasses
-
-    import torch
-
-    plain = [dataclasses.asdict(s) for s in specs]
-    args = harness.make_args(plain)
-    found = harness.outputs_of(plain, args, launch(list(args)))
+def _expect(job):
+    args = make_args(job["args"])
+    if job["kernel"] is None:
+        result = call(list(args))
+    else:
+        obj = globals()[job["kernel"]]
+        if hasattr(obj, "run"):
+            result = obj.run(*args, stream=torch.cuda.current_stream().cuda_stream)
+        else:
+            result = obj(*args, **job["constants"])
     if torch.cuda.is_available():
         torch.cuda.synchronize()
-    wanted = [n for n, v in found.items() if isinstance(v, torch.Tensor)
-              and (returned(n) or (is_output is not None and is_output(n)))]
-    return [OutputCheck(**harness.summarize(n, found[n])) for n in wanted]
+    found = outputs_of(job["args"], args, result)
+    names = job["outputs"] if job["outputs"] is not None else [n for n in found if n.startswith("return[")]
+    return [summarize(n, found[n]) for n in names if isinstance(found.get(n), torch.Tensor)]
+
+
+print(MARK, "ready", flush=True)
+for _index, _job in enumerate(JOBS):
+    try:
+        _result = _expect(_job)
+    except Exception as exc:  # reported to kernelviz, which goes on with the next record
+        _result = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        print(MARK, _index, json.dumps(_result), flush=True)
+        if "CUDA error" in str(exc):  # the context is lost: kernelviz goes on in a new process
+            sys.exit(3)
+        continue
+    print(MARK, _index, json.dumps(_result), flush=True)
+"""
+
+
+def expect(graph: Graph) -> None:
+    """Fill the expected outputs of ``graph``'s records by running its code in a child process (again from
+    the first record not answered where one faults and ends the child)."""
+    records: list[tuple[ReproRecord, Kernel | None]] = [(k.repro, k) for k in graph.kernels
+                                                        if k.repro is not None and k.repro.error is None]
+    if graph.repro is not None and graph.repro.error is None:
+        records.append((graph.repro, None))
+    jobs = [{"kernel": kernel.name if kernel else None, "args": [dataclasses.asdict(a) for a in rec.args],
+             "outputs": None if kernel is None or kernel.kind == "jiterator" else
+             [a.name for a in rec.args if _is_output(kernel, a.name)], "constants": rec.constants}
+            for rec, kernel in records]
+    start = 0
+    while start < len(jobs):
+        answers, crash = _child(graph, jobs, start)
+        for index, answer in answers.items():
+            rec = records[index][0]
+            if isinstance(answer, str):
+                rec.error = answer
+            else:
+                rec.expected = [OutputCheck(**summary) for summary in answer]
+        start = max(answers, default=start - 1) + 1
+        if crash and start < len(jobs):  # the child died in this job without a word
+            records[start][0].error = f"the captured code crashed on inputs made from the specs: {crash}"
+            start += 1
+
+
+def _child(graph: Graph, jobs: list[dict], start: int) -> tuple[dict[int, Any], str | None]:
+    """Answers of jobs ``start...`` from one child process, and how it died in the first unanswered one
+    (None where it answered them all or stopped after a reported CUDA error)."""
+    driver = (module_code(graph) + "\n\n" + harness_source() + f"\nimport json\n\nMARK = {_MARK!r}\n"
+              + f"JOBS = {jobs[start:]!r}\n" + _DRIVER)
+    with tempfile.TemporaryDirectory(prefix="kernelviz-expected-") as folder:
+        path = Path(folder) / "expected.py"
+        path.write_text(driver)
+        try:
+            done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                                  timeout=CHILD_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired as exc:
+            done = subprocess.CompletedProcess(exc.cmd, -9, exc.stdout or "", f"no answer in {CHILD_TIMEOUT_S} s")
+            done.stdout = done.stdout.decode() if isinstance(done.stdout, bytes) else done.stdout
+    answers: dict[int, Any] = {}
+    last = ((done.stderr or "").strip().splitlines() or [f"exit status {done.returncode}"])[-1][:300]
+    lines = [line.split(" ", 2)[1:] for line in done.stdout.splitlines() if line.startswith(_MARK + " ")]
+    if ["ready"] not in lines:  # the code itself does not run there: every record says so
+        return {i: f"the graph's code does not run in a new process: {last}" for i in range(start, len(jobs))}, None
+    for index, payload in (line for line in lines if len(line) == 2):
+        answer = json.loads(payload)
+        answers[start + int(index)] = (f"the captured code failed on inputs made from the specs: {answer}"
+                                       if isinstance(answer, str) else answer)
+    if len(answers) == len(jobs) - start or done.returncode == 3:
+        return answers, None
+    return answers, last

@@ -20,8 +20,14 @@ class ReproError(ValueError):
 
 
 @cache
-def _harness() -> str:
+def harness_source() -> str:
+    """The harness's source, as it is copied into scripts."""
     return Path(__file__).with_name("harness.py").read_text()
+
+
+def module_code(graph: Graph) -> str:
+    """The graph's output code without its ``if __name__ == "__main__":`` block."""
+    return _MAIN.sub("", graph.code).rstrip()
 
 
 def _header(what: str, how: str) -> str:
@@ -62,7 +68,7 @@ def kernel_script(kernel: Kernel) -> str:
     """A script that launches ``kernel`` alone as it was launched in the capture, checks and times it."""
     rec = _record(kernel.repro, kernel.name)
     if kernel.kind.startswith("triton"):
-        body = (_HEURISTICS.sub("", kernel.source).rstrip() + "\n\n\n" + _harness()
+        body = (_HEURISTICS.sub("", kernel.source).rstrip() + "\n\n\n" + harness_source()
                 + f"\nGRID = {tuple(rec.grid or ())!r}\nCONSTANTS = {rec.constants!r}\nOPTIONS = {rec.options!r}\n"
                 + _data(rec) + "\n\ndef launch(args):\n"
                 f"    named = {{spec['name']: arg for spec, arg in zip(ARGS, args)}}\n"
@@ -73,7 +79,7 @@ def kernel_script(kernel: Kernel) -> str:
     if kernel.kind == "cpp":
         body = ("from torch._inductor.async_compile import AsyncCompile\n\nasync_compile = AsyncCompile()\n"
                 f"{kernel.name} = async_compile.cpp_pybinding({kernel.arg_types!r}, {_literal(kernel.source)})\n"
-                "async_compile.wait(globals())\ndel async_compile\n\n" + _harness() + "\n" + _data(rec)
+                "async_compile.wait(globals())\ndel async_compile\n\n" + harness_source() + "\n" + _data(rec)
                 + f"\n\ndef launch(args):\n    return {kernel.name}(*args)\n")
         how = "Builds the C++ kernel as Inductor does (torch's AsyncCompile.cpp_pybinding) and calls it alone"
         return _header(f"C++ kernel {kernel.name}, launch #{rec.launch}", how) + body + _main(kernel.name, "cpu")
@@ -81,7 +87,7 @@ def kernel_script(kernel: Kernel) -> str:
         many = rec.options.get("return_by_ref") or rec.options.get("num_outputs", 1) != 1
         make = (f"_create_multi_output_jit_fn(CODE, {rec.options.get('num_outputs', 1)}, **CONSTANTS)" if many
                 else "_create_jit_fn(CODE, **CONSTANTS)")
-        body = (_harness() + f"\nCODE = {_literal(kernel.source)}\nCONSTANTS = {rec.constants!r}\n" + _data(rec)
+        body = (harness_source() + f"\nCODE = {_literal(kernel.source)}\nCONSTANTS = {rec.constants!r}\n" + _data(rec)
                 + f"\n{kernel.name} = torch.cuda.jiterator.{make}\n\n\ndef launch(args):\n"
                 f"    return {kernel.name}(*args)\n")
         how = "Compiles the CUDA code with torch.cuda.jiterator and calls it alone"
@@ -93,8 +99,8 @@ def graph_script(graph: Graph) -> str:
     """A script that runs ``graph``'s output code's ``call()`` on inputs like the recorded ones, checks and
     times it."""
     rec = _record(graph.repro, f"graph {graph.id}'s call()")
-    code = _MAIN.sub("", graph.code).rstrip()
-    body = (code + "\n\n\n" + _harness() + "\n" + _data(rec) + "\n\ndef launch(args):\n    return call(list(args))\n")
+    body = (module_code(graph) + "\n\n\n" + harness_source() + "\n" + _data(rec)
+            + "\n\ndef launch(args):\n    return call(list(args))\n")
     how = "Runs the graph's whole output code call(), imports torch and triton as that code does"
     timer = "call-gpu" if graph.device == "cuda" else "cpu"
     return _header(f"graph {graph.id}, call()", how) + body + _main(graph.id, timer)

@@ -73,6 +73,9 @@ def _kernel(graph: Graph, kernel: Kernel) -> str:
             + f"{source}{_stages(kernel)}</details>")
 
 
+_REPORT_STAGE_BYTES = 16 * 1024  # of each stage in the report (characters)
+
+
 def _stages(kernel: Kernel) -> str:
     """Triton's compiled stages of a kernel, each in a collapsed section (plain text, escaped)."""
     ir = kernel.ir
@@ -83,8 +86,9 @@ def _stages(kernel: Kernel) -> str:
              + (f"; {occ.blocks_per_sm} blocks per SM, limited by {occ.limited_by}" if occ else ""))
     parts = "".join(
         f"<details><summary>{escape(STAGE_TITLE.get(st.name, st.name))} <small>({size(st.bytes)}"
-        + (f", {size(st.truncated_bytes)} left out" if st.truncated_bytes else "")
-        + f")</small></summary><pre>{escape(st.text)}</pre></details>" for st in ir.stages)
+        + (f"; the first {size(_REPORT_STAGE_BYTES)} here, the whole stage is in the capture"
+           if len(st.text) > _REPORT_STAGE_BYTES else "")
+        + f")</small></summary><pre>{escape(st.text[:_REPORT_STAGE_BYTES])}</pre></details>" for st in ir.stages)
     notes = "".join(f"<li>{escape(n)}</li>" for n in ir.notes)
     return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(facts)}</p>'
             + (f'<ul class="kv-warnings">{notes}</ul>' if notes else "") + f"{parts}</details>")

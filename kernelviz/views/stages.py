@@ -14,17 +14,20 @@ STAGE_TITLE = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM IR", "ptx": "PTX"
 
 
 def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
-    """The stages of ``kernel`` for display, with tokens; empty with a reason where none were kept. Without
-    ``text`` each stage's text and line links are left out (the saved payload has them in the model)."""
+    """The stages of ``kernel`` for display; empty with a reason where none were kept. With ``text`` (the
+    live widget's answer) each stage's text, line links and pygments tokens; without, only what the model
+    does not say (a saved payload has text and links in the model, and draws the stages unhighlighted:
+    their tokens would add about as much as the text)."""
     ir = kernel.ir
     if ir is None:
         reason = ("compiled stages are kept for Triton kernels captured on a GPU" if kernel.kind.startswith("triton")
                   else f"{kernel.kind} kernels have no Triton stages")
         return {"stages": [], "notes": [reason], "facts": None}
-    stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name),
-               "tokens": list(tokens(s.text, STAGE_LANGUAGE.get(s.name, "text"))),
-               "bytes": s.bytes, "truncated_bytes": s.truncated_bytes}
-              | ({"text": s.text, "lines": s.source_lines} if text else {}) for s in ir.stages]
+    stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name), "bytes": s.bytes,
+               "truncated_bytes": s.truncated_bytes, "tool": s.tool}
+              | ({"text": s.text, "lines": s.source_lines,
+                  "tokens": list(tokens(s.text, STAGE_LANGUAGE.get(s.name, "text")))} if text else {})
+              for s in ir.stages]
     return {"stages": stages, "notes": list(ir.notes), "facts": facts(kernel)}
 
 
