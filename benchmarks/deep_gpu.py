@@ -2,7 +2,7 @@
 training-step and resnet18 workloads (how many run and match), the size of a resnet18 capture's JSON
 with and without the compiled stages, and what reading the stages costs.
 
-    python benchmarks/deep_gpu.py [OUT_DIR]      # on a CUDA machine with torchvision
+    python benchmarks/deep_gpu.py [OUT_DIR [WORKLOAD...]]     # on a CUDA machine with torchvision
 
 Writes every repro script and its output under OUT_DIR (default: a temporary folder).
 """
@@ -145,7 +145,8 @@ def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="kernelviz-deep-"))
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}; scripts under {out}")
     total_pass = total = 0
-    for name, workload in (("mlp", mlp), ("norms", norms), ("training_step", training_step), ("resnet18", resnet18)):
+    workloads = {"mlp": mlp, "norms": norms, "training_step": training_step, "resnet18": resnet18}
+    for name, workload in ((n, workloads[n]) for n in (sys.argv[2:] or workloads)):
         torch._dynamo.reset()
         start = time.perf_counter()
         cap = workload()

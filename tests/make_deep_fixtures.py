@@ -10,6 +10,7 @@ tests/fixtures/deep/):
 """
 
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -24,9 +25,11 @@ def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     x, w, b = torch.randn(64, 32, device="cuda"), torch.randn(32, device="cuda"), torch.randn(32, device="cuda")
     fn = torch.cuda.jiterator._create_jit_fn(JIT_CODE, alpha=1.0)
+    start = time.perf_counter()
     with torch.no_grad(), kernelviz.capture(bench=True) as cap:
         torch.compile(zoo.layer_norm_relu)(x, w, b)
         fn(x, x, alpha=2.0)
+    print(f"captured and timed in {time.perf_counter() - start:.1f} s", flush=True)
     (out / "capture.json").write_text(cap.to_json(indent=1))
     torch._dynamo.reset()
     with torch._inductor.config.patch(cpp_wrapper=True), kernelviz.capture() as wrapped:
