@@ -1,6 +1,7 @@
 """The views: HTML report (parsed), widget state, tokens, and the panel in headless Chromium,
 with hostile captured text that must stay text."""
 
+import hashlib
 import html.parser
 import json
 import time
@@ -8,7 +9,7 @@ import time
 import pytest
 
 import kernelviz
-from browser import chromium_page, needs_browser, panel_site, serve
+from browser import STATIC, chromium_page, needs_browser, panel_site, serve
 from conftest import ALL_FIXTURES, FIXTURES, big_capture
 from kernelviz.model import Capture, SourceLocation
 from kernelviz.views.highlight import language, tokens
@@ -46,6 +47,15 @@ def hostile_capture() -> Capture:
     kernel.locations = [SourceLocation(file=f"/tmp/{EVIL}.py", line=3, function="f", code=f"x = '{EVIL}'")]
     kernel.fragment[0].target = EVIL
     return cap
+
+
+def test_panel_bundle_is_built_from_the_current_sources():
+    src = STATIC / "src"
+    digest = hashlib.sha256()
+    for path in sorted(src.glob("*.js"), key=lambda p: p.name):
+        digest.update(f"{path.name}\0{path.read_text()}\0".encode())
+    banner = (STATIC / "panel.js").read_text().splitlines()[1]
+    assert banner == f"// sources sha256 {digest.hexdigest()}", "stale panel.js: jlpm build:panel"
 
 
 def test_html_report_lists_kernels_with_highlighted_source():

@@ -1,0 +1,8 @@
+// kernelviz panel: one view of a capture, used by the live widget (anywidget) and by the JupyterLab
+// MIME renderer of saved notebooks. Bundled by esbuild into kernelviz/static/panel.js (see README.md
+// here for the layout of the modules).
+import { render } from "./widget.js";
+
+export { renderCapture } from "./panel.js";
+export { launchRows } from "./rows.js";
+export default { render };
