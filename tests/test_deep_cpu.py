@@ -1,6 +1,7 @@
 """Deep inspection on the CPU: repro scripts of real captures (C++ kernels and call()) that run, match and
 catch a wrong kernel; jiterator entries; the HIP view; stages in the payloads and the HTML report."""
 
+import ast
 import copy
 import re
 import subprocess
@@ -14,10 +15,11 @@ import kernelviz
 import zoo
 from conftest import FIXTURES
 from kernelviz.ir import kernel_ir, stages
+from kernelviz.ir.lines import stage_lines, to_source
 from kernelviz.jiterator import _Recorder, jiterator_graph, note_call, recording
 from kernelviz.repro import ReproError
 from kernelviz.repro.record import expect
-from kernelviz.views.hip import hip_view, text_diff
+from kernelviz.views.hip import hip_view, hipify, text_diff
 from kernelviz.views.html import report
 from kernelviz.views.payload import kernel_view, payload
 
@@ -188,3 +190,47 @@ def test_stages_are_lazy_in_the_live_payload_and_collapsed_in_the_report(monkeyp
     assert '<details class="kv-stages"><summary>Compiled stages</summary>' in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html
     assert "27 registers per thread, 0 spills, 8 B shared memory" in html
+
+
+DEEP = FIXTURES / "deep"
+
+
+def test_saved_h100_capture_keeps_linked_stages_and_gives_its_repros():
+    cap = kernelviz.Capture.from_json((DEEP / "h100_capture.json").read_text())
+    jit, graph = cap.graphs
+    kernel = graph.kernels[0]
+    ir = kernel.ir
+    assert [(s.name, s.tool) for s in ir.stages][-1] == ("sass", "nvdisasm -c -gi") and ir.notes == []
+    for stage in ir.stages:  # the links kept at capture time are what the parsers read in the text kept
+        if stage.name in ("llir", "sass"):
+            assert stage.source_lines == to_source(stage_lines(stage.name, stage.text, ir.file), ir.line_offset,
+                                                   len(kernel.source.splitlines()))
+    source = kernel.source.splitlines()
+    sass = next(s for s in ir.stages if s.name == "sass")
+    stores = [found for line, found in zip(sass.text.splitlines(), sass.source_lines) if re.search(r"\bSTG\b", line)]
+    assert stores and all(any("tl.store(" in source[n - 1] for n in found) for found in stores)
+    assert graph.launches[0].grid == kernel.repro.grid == [8, 1, 1]
+    script = kernel.to_repro()
+    ast.parse(script)
+    assert "GRID = (8, 1, 1)" in script and "CONSTANTS = {'XBLOCK': 8}" in script and "@triton_heuristics" not in script
+    assert set(re.findall(r"^(?:import|from) (\w+)", script, re.M)) <= {"triton", "torch", "base64", "math", "sys",
+                                                                        "time"}
+    ast.parse(graph.to_repro())
+    jit_script = jit.kernels[0].to_repro()
+    assert "torch.cuda.jiterator._create_jit_fn(CODE, **CONSTANTS)" in jit_script and "'alpha': 2.0" in jit_script
+    assert jit.launches[0].timing.in_graph_ms > 0 and jit.kernels[0].timing.isolated_ms > 0
+
+
+def test_hip_view_of_a_cuda_cpp_wrapper():
+    code = (DEEP / "cpp_wrapper_0.code").read_text()
+    view = hip_view(kernelviz.Graph(id="cpp_wrapper", kind="inference", device="cuda", code=code))
+    hip = view["code"]
+    assert view["error"] is None and hip["same_lines"] and len(hip["changes"]) == 28
+    lines = code.splitlines()
+    for number, text in hip["changes"]:
+        lines[number - 1] = text
+    assert "\n".join(lines) == hip["text"].rstrip("\n") == hipify(code).rstrip("\n")
+    changed = dict(hip["changes"])
+    assert any("hipModuleLaunchKernel(" in t for t in changed.values())
+    assert any("hipStream_t stream" in t for t in changed.values())
+    assert "-    CUDA_DRIVER_CHECK(cuLaunchKernel(" in hip["diff"]

@@ -15,9 +15,7 @@ from kernelviz.views.stages import stages_view
 
 STAGES_DIR = Path(__file__).parent / "fixtures" / "triton-stages"
 H100 = DeviceLimits(regs_per_sm=65536, shared_per_sm=233472, threads_per_sm=2048, capability=(9, 0))  # facts.json
-KERNELS = {  # the chosen launchers of the H100 run (facts.json): cache_hash, module, registers, shared memory
-    "triton_per_fused_native_layer_norm_1": ("A6RCXKZIZTFHRZCUOUP2SLAJ5KQTASKTLIAXKYUFYQ3OBOG5I65Q", "mlp_norms_0.code",
-                                             17, 0),
+KERNELS = {  # the chosen launcher of the H100 run (facts.json): cache_hash, module, registers, shared memory
     "triton_per_fused_native_layer_norm_relu_0": ("CEY3FOEG2AASTFO3JABLQVU3WBXTNUALNNJ67HACOIKYE3R6H2KQ",
                                                   "mlp_norms_1.code", 27, 8),
 }
@@ -157,7 +155,7 @@ def test_cache_folder_is_checked_against_the_metadata_hash(monkeypatch, tmp_path
         assert folder.name == cache_hash == stages.folder_hash(meta["hash"]) and meta["name"] == name
     other = tmp_path / "WRONG"
     other.mkdir()
-    name = "triton_per_fused_native_layer_norm_1"
+    name = "triton_per_fused_native_layer_norm_relu_0"
     (other / f"{name}.json").write_text((STAGES_DIR / KERNELS[name][0] / f"{name}.json").read_text())
     monkeypatch.setattr(stages, "cache_root", lambda: str(tmp_path))
     with pytest.raises(stages.StageError, match="another binary"):
@@ -207,14 +205,14 @@ def test_occupancy_follows_cuda_rules():
 
 def test_stage_view_tokens_cover_each_stage_and_say_why_when_none(monkeypatch):
     monkeypatch.setattr(stages, "cache_root", lambda: str(STAGES_DIR))
-    name = "triton_per_fused_native_layer_norm_1"
+    name = "triton_per_fused_native_layer_norm_relu_0"
     kernel = _kernel(name)
     assert stages_view(kernel)["notes"] == ["compiled stages are kept for Triton kernels captured on a GPU"]
 
     def launcher():
         pass
 
-    launcher.cache_hash, launcher.n_regs, launcher.n_spills, launcher.shared = KERNELS[name][0], 17, 0, 0
+    launcher.cache_hash, launcher.n_regs, launcher.n_spills, launcher.shared = KERNELS[name][0], 27, 0, 8
     kernel.ir = kernel_ir(kernel, types.SimpleNamespace(launchers=[launcher], filename=None), H100)
     view = stages_view(kernel)
     for stage in view["stages"]:
@@ -222,5 +220,5 @@ def test_stage_view_tokens_cover_each_stage_and_say_why_when_none(monkeypatch):
         assert len(stage["lines"]) == len(stage["text"].splitlines())
     ptx = next(s for s in view["stages"] if s["name"] == "ptx")
     assert {"k", "nf", "c1", "m"} & set(ptx["tokens"][::2])  # pygments' PTX lexer: keywords, comments, numbers
-    assert view["facts"]["occupancy"]["limited by"] and view["facts"]["registers per thread"] == 17
+    assert view["facts"]["occupancy"]["limited by"] and view["facts"]["registers per thread"] == 27
     assert "text" not in stages_view(kernel, text=False)["stages"][0]
