@@ -32,6 +32,9 @@ def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: 
             bench_graph(graph, runs.get(i), isolated=isolated, reps=reps)
         except BenchError as exc:
             graph.warnings.append(f"not timed: {exc}")
+    from ..repro.record import expect  # the repro scripts' expected outputs, one child process for all graphs
+
+    expect(capture.graphs, progress=progress)
     return capture
 
 

@@ -14,30 +14,31 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..bench.instrument import instrument
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
+from . import child as child_process
 from . import harness
-from .script import harness_source, module_code
+from .script import module_code
 
 KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")
-CHILD_TIMEOUT_S = 600
-_MARK = "kernelviz-expected"
+CHILD_TIMEOUT_S = 900
 
 
 def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> None:
-    """Fill ``Launch.grid``, ``Kernel.repro`` and ``Graph.repro`` of ``graph``; a failure is a graph warning."""
+    """Fill ``Launch.grid``, ``Kernel.repro`` and ``Graph.repro`` of ``graph`` (all but the expected outputs,
+    which :func:`expect` adds for all timed graphs at once); a failure is a graph warning."""
     import torch
 
     try:
         calls = _run(graph, namespace, make_args)
         for kernel in graph.kernels:
             kernel.repro = calls.get(kernel.name)
-        expect(graph)
     except Exception as exc:  # noqa: BLE001 - the repro is extra: timing and the capture stay usable
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             torch.cuda.empty_cache()
@@ -171,99 +172,85 @@ def _is_output(kernel: Kernel, name: str) -> bool:
         "mutated_arg_names") or [])
 
 
-_DRIVER = """
-
-def _pin(obj, job):
-    \"\"\"Launch with the recorded config, not a new autotuning choice (and skip autotuning's time).\"\"\"
-    launchers = getattr(obj, "launchers", None) or []
-    same = [launcher for launcher in launchers
-            if all(job["constants"].get(k) == v for k, v in launcher.config.kwargs.items())
-            and launcher.config.num_warps == job["options"].get("num_warps", launcher.config.num_warps)]
-    if len(launchers) > 1 and same:
-        obj.launchers = same[:1]
-
-
-def _expect(job):
-    args = make_args(job["args"])
-    if job["kernel"] is None:
-        result = call(list(args))
-    else:
-        obj = globals()[job["kernel"]]
-        _pin(obj, job)
-        if hasattr(obj, "run"):
-            result = obj.run(*args, stream=torch.cuda.current_stream().cuda_stream)
-        else:
-            result = obj(*args, **job["constants"])
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-    found = outputs_of(job["args"], args, result)
-    names = job["outputs"] if job["outputs"] is not None else [n for n in found if n.startswith("return[")]
-    return [summarize(n, found[n]) for n in names if isinstance(found.get(n), torch.Tensor)]
-
-
-print(MARK, "ready", flush=True)
-for _index, _job in enumerate(JOBS):
-    try:
-        _result = _expect(_job)
-    except Exception as exc:  # reported to kernelviz, which goes on with the next record
-        _result = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        print(MARK, _index, json.dumps(_result), flush=True)
-        if "CUDA error" in str(exc):  # the context is lost: kernelviz goes on in a new process
-            sys.exit(3)
-        continue
-    print(MARK, _index, json.dumps(_result), flush=True)
-"""
-
-
-def expect(graph: Graph) -> None:
-    """Fill the expected outputs of ``graph``'s records by running its code in a child process (again from
-    the first record not answered where one faults and ends the child)."""
-    records: list[tuple[ReproRecord, Kernel | None]] = [(k.repro, k) for k in graph.kernels
-                                                        if k.repro is not None and k.repro.error is None]
-    if graph.repro is not None and graph.repro.error is None:
-        records.append((graph.repro, None))
-    jobs = [{"kernel": kernel.name if kernel else None, "args": [dataclasses.asdict(a) for a in rec.args],
-             "outputs": None if kernel is None or kernel.kind == "jiterator" else
-             [a.name for a in rec.args if _is_output(kernel, a.name)], "constants": rec.constants,
-             "options": rec.options} for rec, kernel in records]
+def expect(graphs: list[Graph], progress: bool = True) -> None:
+    """Fill the expected outputs of the graphs' records: one child process runs the captured code on inputs
+    made from the specs (a new one goes on after a job that ends it; that job's record says why)."""
+    records: list[ReproRecord] = []
+    jobs: list[dict] = []
+    codes: list[str] = []
+    for graph in graphs:
+        items = [(k.repro, k) for k in graph.kernels if k.repro is not None and k.repro.error is None]
+        items += [(graph.repro, None)] if graph.repro is not None and graph.repro.error is None else []
+        for rec, kernel in items:
+            records.append(rec)
+            jobs.append({"graph": len(codes), "kernel": kernel.name if kernel else None,
+                         "args": [dataclasses.asdict(a) for a in rec.args], "constants": rec.constants,
+                         "options": rec.options,
+                         "outputs": None if kernel is None or kernel.kind == "jiterator" else
+                         [a.name for a in rec.args if _is_output(kernel, a.name)]})
+        codes += [module_code(graph)] if items else []
+    bar = _bar(len(jobs), progress)
     start = 0
     while start < len(jobs):
-        answers, crash = _child(graph, jobs, start)
+        answers, crash = _child(codes, jobs, start, bar)
         for index, answer in answers.items():
-            rec = records[index][0]
-            if isinstance(answer, str):
-                rec.error = answer
+            if isinstance(answer, dict):
+                records[index].error = answer["error"]
             else:
-                rec.expected = [OutputCheck(**summary) for summary in answer]
+                records[index].expected = [OutputCheck(**summary) for summary in answer]
         start = max(answers, default=start - 1) + 1
         if crash and start < len(jobs):  # the child died in this job without a word
-            records[start][0].error = f"the captured code crashed on inputs made from the specs: {crash}"
+            records[start].error = f"the captured code crashed on inputs made from the specs: {crash}"
             start += 1
+    if bar is not None:
+        bar.close()
 
 
-def _child(graph: Graph, jobs: list[dict], start: int) -> tuple[dict[int, Any], str | None]:
+def _bar(total: int, enabled: bool):
+    if not enabled or not total:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="kernelviz: recording repro outputs", unit="launch", leave=False)
+
+
+def _child(codes: list[str], jobs: list[dict], start: int, bar) -> tuple[dict[int, Any], str | None]:
     """Answers of jobs ``start...`` from one child process, and how it died in the first unanswered one
     (None where it answered them all or stopped after a reported CUDA error)."""
-    driver = (module_code(graph) + "\n\n" + harness_source() + f"\nimport json\n\nMARK = {_MARK!r}\n"
-              + f"JOBS = {jobs[start:]!r}\n" + _DRIVER)
-    with tempfile.TemporaryDirectory(prefix="kernelviz-expected-") as folder:
-        path = Path(folder) / "expected.py"
-        path.write_text(driver)
-        try:
-            done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=False,
-                                  timeout=CHILD_TIMEOUT_S, env=os.environ | {"TORCHINDUCTOR_COMPILE_THREADS": "1"})
-        except subprocess.TimeoutExpired as exc:
-            done = subprocess.CompletedProcess(exc.cmd, -9, exc.stdout or "", f"no answer in {CHILD_TIMEOUT_S} s")
-            done.stdout = done.stdout.decode() if isinstance(done.stdout, bytes) else done.stdout
     answers: dict[int, Any] = {}
-    last = ((done.stderr or "").strip().splitlines() or [f"exit status {done.returncode}"])[-1][:300]
-    lines = [line.split(" ", 2)[1:] for line in done.stdout.splitlines() if line.startswith(_MARK + " ")]
-    if ["ready"] not in lines:  # the code itself does not run there: every record says so
-        return {i: f"the graph's code does not run in a new process: {last}" for i in range(start, len(jobs))}, None
-    for index, payload in (line for line in lines if len(line) == 2):
-        answer = json.loads(payload)
-        answers[start + int(index)] = (f"the captured code failed on inputs made from the specs: {answer}"
-                                       if isinstance(answer, str) else answer)
-    if len(answers) == len(jobs) - start or done.returncode == 3:
+    with tempfile.TemporaryDirectory(prefix="kernelviz-expected-") as folder:
+        path = Path(folder) / "jobs.json"
+        path.write_text(json.dumps({"codes": codes, "jobs": jobs[start:]}))
+        env = os.environ | {"TORCHINDUCTOR_COMPILE_THREADS": "1", "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).resolve().parents[2])] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+        errors = (Path(folder) / "stderr").open("w+")  # a file: a chatty child cannot block on a full pipe
+        child = subprocess.Popen([sys.executable, "-m", "kernelviz.repro.child", str(path)], stdout=subprocess.PIPE,
+                                 stderr=errors, text=True, env=env)
+        timer = threading.Timer(CHILD_TIMEOUT_S, child.kill)
+        timer.start()
+        ready = False
+        try:
+            for line in child.stdout:
+                if not line.startswith(child_process.MARK + " "):
+                    continue
+                _, index, *payload = line.rstrip("\n").split(" ", 2)
+                if index == "ready":
+                    ready = True
+                    continue
+                answers[start + int(index)] = json.loads(payload[0])
+                if bar is not None:
+                    bar.update(1)
+            child.wait()
+            errors.seek(0)
+            error = errors.read()
+        finally:
+            timer.cancel()
+            errors.close()
+    last = (error.strip().splitlines() or [f"exit status {child.returncode}"])[-1][:300]
+    if not ready:  # not even started: every job says so, and no other child is tried
+        return {i: {"error": f"kernelviz's child process did not start: {last}"} for i in range(start, len(jobs))}, None
+    if len(answers) == len(jobs) - start or child.returncode == child_process.CUDA_LOST:
         return answers, None
     return answers, last

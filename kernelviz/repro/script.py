@@ -61,6 +61,8 @@ def _record(rec: ReproRecord | None, what: str) -> ReproRecord:
         raise ReproError(f"no launch of {what} was recorded: time the capture (cap.bench()) where it can run")
     if rec.error:
         raise ReproError(rec.error)
+    if not rec.expected:
+        raise ReproError(f"the expected outputs of {what} were not recorded: time the capture (cap.bench())")
     return rec
 
 
