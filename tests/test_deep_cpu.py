@@ -234,3 +234,25 @@ def test_hip_view_of_a_cuda_cpp_wrapper():
     assert any("hipModuleLaunchKernel(" in t for t in changed.values())
     assert any("hipStream_t stream" in t for t in changed.values())
     assert "-    CUDA_DRIVER_CHECK(cuLaunchKernel(" in hip["diff"]
+
+
+def test_live_widget_sends_stages_repro_and_hip_when_asked():
+    pytest.importorskip("anywidget")
+    from kernelviz.views.widget import CaptureWidget
+
+    cap = kernelviz.Capture.from_json((DEEP / "h100_capture.json").read_text())
+    widget = CaptureWidget(cap)
+    stored = widget.payload["graphs"][1]["kernels"][0]
+    assert stored["repro"] is None and all(s["text"] == "" for s in stored["ir"]["stages"])
+    assert widget.payload["graphs"][1]["repro"] is None and "deep" not in widget.payload["view"]
+    sent = []
+    widget.send = sent.append
+    name = cap.graphs[1].kernels[0].name
+    widget._on_message(widget, {"type": "kernel", "key": f"1/{name}"}, [])
+    widget._on_message(widget, {"type": "graph", "key": "1"}, [])
+    widget._on_message(widget, {"type": "graph", "key": "7"}, [])
+    kernel_msg, graph_msg = sent
+    assert [s["name"] for s in kernel_msg["ir"]["stages"]] == ["ttir", "ttgir", "llir", "ptx", "sass"]
+    assert kernel_msg["ir"]["stages"][-1]["text"] == cap.graphs[1].kernels[0].ir.stages[-1].text
+    assert kernel_msg["repro"]["script"] == cap.graphs[1].kernels[0].to_repro()
+    assert graph_msg["key"] == "1" and graph_msg["hip"]["code"]["before"] == cap.graphs[1].code

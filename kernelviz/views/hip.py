@@ -32,11 +32,11 @@ def text_diff(before: str, after: str) -> dict[str, Any]:
 
 
 def hip_view(graph: Graph, *, text: bool = True) -> dict[str, Any]:
-    """The HIP reading of ``graph``'s code and of its C++ kernels' sources; with ``text`` the whole
-    hipified texts too (the live widget has no code of its own), else only the changed lines."""
+    """The HIP reading of ``graph``'s code and of its C++ kernels' sources; with ``text`` the whole texts
+    before and after too (the live widget has no code of its own), else only the changed lines."""
     def read(before: str) -> dict[str, Any]:
         after = hipify(before)
-        return text_diff(before, after) | ({"text": after} if text else {})
+        return text_diff(before, after) | ({"text": after, "before": before} if text else {})
 
     try:
         return {"error": None, "code": read(graph.code),

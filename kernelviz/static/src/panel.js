@@ -8,7 +8,8 @@ import { TABS } from "./views.js";
 
 /**
  * Render a capture into `el`. `host` (optional) connects the live widget:
- *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(), canBench, note.
+ *   kernelData(key) -> {tokens, links, ir, repro} or undefined, requestKernel(key), graphData(key) -> {hip}
+ *   or undefined, requestGraph(key), select(key), bench(), canBench, note.
  * Returns { update(data), redrawDetail(), select(key) }.
  */
 export function renderCapture(el, data, host = {}) {
@@ -68,7 +69,8 @@ export function renderCapture(el, data, host = {}) {
   }
 
   /** What a tab's render gets: the capture, the graph index, the selected row (or null), the state,
-   * kernelData(key), and the actions selectNode(name) and selectLine(n). */
+   * kernelData(key), live (whether a widget answers requests), graphData(key) and requestGraph(key) (a
+   * graph's lazy data in the live widget), and the actions selectNode(name), selectLine(n) and redraw(). */
   function tabContext() {
     let g = state.graph, row = null;
     if (state.selected) {
@@ -78,6 +80,10 @@ export function renderCapture(el, data, host = {}) {
     }
     return {
       cap, graph: g, row, state, kernelData,
+      live: Boolean(host.requestKernel),
+      graphData: (key) => host.graphData && host.graphData(key),
+      requestGraph: (key) => host.requestGraph && host.requestGraph(key),
+      redraw: drawDetail,
       selectNode: (name) => { state.node = state.node === name ? null : name; state.line = null; drawDetail(); },
       selectLine: (n) => { state.line = state.line === n ? null : n; state.node = null; drawDetail(); },
     };
@@ -90,7 +96,7 @@ export function renderCapture(el, data, host = {}) {
   }
 
   function select(key) {
-    state.selected = key; state.node = null; state.line = null; state.tab = TABS[0].id;
+    state.selected = key; state.node = null; state.line = null; state.irLine = null; state.tab = TABS[0].id;
     if (host.select) host.select(key);
     root.querySelectorAll(".kv-tab").forEach((b, i) => b.classList.toggle("kv-active", i === 0));
     root.querySelectorAll(".kv-row").forEach((r) => r.classList.toggle("kv-selected", r.dataset.key === key));
