@@ -60,7 +60,7 @@ def test_cpu_repros_run_match_and_catch_a_wrong_kernel(cpu_mlp, tmp_path):
     specs = [(a.dtype, a.shape, a.stride) for a in graph.repro.args]
     assert specs == [(s.dtype, [int(n) for n in s.shape], [int(n) for n in s.stride]) for s in graph.inputs]
     done = _run(graph.to_repro(), tmp_path, "graph")
-    assert done.returncode == 0 and "0_inference: outputs match" in done.stdout, done.stdout + done.stderr[-3000:]
+    assert done.returncode == 0 and f"{graph.id}: outputs match" in done.stdout, done.stdout + done.stderr[-3000:]
     kernel = graph.kernels[0]
     wrong = kernel.to_repro().replace(f"    return {kernel.name}(*args)",
                                       f"    {kernel.name}(*args)\n    args[0].mul_(2)")
