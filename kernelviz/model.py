@@ -334,6 +334,8 @@ class Graph:
     gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
     cudagraph_ms: float | None = None  # call() as a CUDA-graph replay, as reduce-overhead runs it
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
+    # panel (issue 10): the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
+    caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)
     repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
 

@@ -12,6 +12,7 @@ from ..ir import read_stages
 from ..jiterator import recording as jiterator_calls
 from ..model import Capture
 from . import inductor
+from .callers import caller_line
 from .overlay import build_graph
 
 
@@ -23,6 +24,7 @@ class GraphRun:
     calls: int = 0
     compiled: Any = None  # weakref to the CompiledFxGraph
     inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
+    caller: Any = None  # the user's line that first ran it (SourceLocation)
     first_seen: float = field(default_factory=time.perf_counter)
 
 
@@ -41,8 +43,8 @@ class CaptureSession:
     filled in when the block exits (also when it raises). With ``bench=True`` the graphs are
     timed at exit on the tensors they ran with, which are held until then."""
 
-    def __init__(self, *, fresh_compile: bool = True, bench: bool = False) -> None:
-        self.fresh_compile, self.bench = fresh_compile, bench
+    def __init__(self, *, fresh_compile: bool = True, bench: bool = False, progress: Any = True) -> None:
+        self.fresh_compile, self.bench, self.progress = fresh_compile, bench, progress
         self.runs: dict[str, GraphRun] = {}
         self.warnings: list[str] = []
         self.capture = Capture()
@@ -62,6 +64,7 @@ class CaptureSession:
         run.calls += 1
         if run.compiled is None:
             run.compiled = weakref.ref(compiled)
+            run.caller = caller_line()
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
 
@@ -91,7 +94,7 @@ class CaptureSession:
         try:
             self._build(self.capture)
             if self.bench and exc_type is None and self.capture.graphs:
-                self.capture.bench()
+                self.capture.bench(progress=self.progress)
         finally:
             for run in self.runs.values():
                 run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
@@ -106,7 +109,7 @@ class CaptureSession:
             except Exception as exc:  # noqa: BLE001 - one bad module must not lose the others
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
-            graph.calls = run.calls
+            graph.calls, graph.caller = run.calls, run.caller
             read_stages(graph, run.compiled() if run.compiled is not None else None)  # Triton's compiled stages
             capture.graphs.append(graph)
         if not capture.graphs:

@@ -172,9 +172,10 @@ def _is_output(kernel: Kernel, name: str) -> bool:
         "mutated_arg_names") or [])
 
 
-def expect(graphs: list[Graph], progress: bool = True) -> None:
+def expect(graphs: list[Graph], progress: Any = True) -> None:
     """Fill the expected outputs of the graphs' records: one child process runs the captured code on inputs
-    made from the specs (a new one goes on after a job that ends it; that job's record says why)."""
+    made from the specs (a new one goes on after a job that ends it; that job's record says why).
+    ``progress`` as ``bench`` takes it: True, False or ``report(done, total, label)``."""
     records: list[ReproRecord] = []
     jobs: list[dict] = []
     codes: list[str] = []
@@ -189,7 +190,7 @@ def expect(graphs: list[Graph], progress: bool = True) -> None:
                          "outputs": None if kernel is None or kernel.kind == "jiterator" else
                          [a.name for a in rec.args if _is_output(kernel, a.name)]})
         codes += [module_code(graph)] if items else []
-    bar = _bar(len(jobs), progress)
+    bar = _Progress(len(jobs), progress)
     start = 0
     while start < len(jobs):
         answers, crash = _child(codes, jobs, start, bar)
@@ -202,21 +203,40 @@ def expect(graphs: list[Graph], progress: bool = True) -> None:
         if crash and start < len(jobs):  # the child died in this job without a word
             records[start].error = f"the captured code crashed on inputs made from the specs: {crash}"
             start += 1
-    if bar is not None:
-        bar.close()
+    bar.close()
 
 
-def _bar(total: int, enabled: bool):
-    if not enabled or not total:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="kernelviz: recording repro outputs", unit="launch", leave=False)
+class _Progress:
+    """Progress of the child's jobs, as ``bench`` shows its own: to a ``report(done, total, label)`` callback
+    (the panel's bar), or a text bar on stderr for ``True``."""
+
+    def __init__(self, total: int, progress: Any):
+        self.total, self.done, self.report, self.bar = total, 0, None, None
+        if not progress or not total:
+            return
+        if callable(progress):
+            self.report = progress
+            progress(0, total, "recording the repro scripts' expected outputs")
+            return
+        try:
+            from tqdm.std import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=total, desc="kernelviz: recording repro outputs", unit="launch", leave=False)
+
+    def step(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        if self.report is not None:
+            self.report(self.done, self.total, f"recorded the expected outputs of {self.done} of {self.total} launches")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
-def _child(codes: list[str], jobs: list[dict], start: int, bar) -> tuple[dict[int, Any], str | None]:
+def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tuple[dict[int, Any], str | None]:
     """Answers of jobs ``start...`` from one child process, and how it died in the first unanswered one
     (None where it answered them all or stopped after a reported CUDA error)."""
     answers: dict[int, Any] = {}
@@ -240,8 +260,7 @@ def _child(codes: list[str], jobs: list[dict], start: int, bar) -> tuple[dict[in
                     ready = True
                     continue
                 answers[start + int(index)] = json.loads(payload[0])
-                if bar is not None:
-                    bar.update(1)
+                bar.step()
             child.wait()
             errors.seek(0)
             error = errors.read()

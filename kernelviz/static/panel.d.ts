@@ -4,13 +4,14 @@ export interface PanelHost {
   requestKernel?: (key: string) => void;
   select?: (key: string) => void;
   bench?: () => void;
-  canBench?: boolean;
   note?: string;
 }
 export interface PanelView {
   update(data: unknown): void;
   redrawDetail(): void;
   select(key: string): void;
+  setLive(live: boolean): void;
+  setProgress(progress: { done: number; total: number; label: string } | null): void;
 }
 export function renderCapture(el: HTMLElement, data: unknown, host?: PanelHost): PanelView;
 declare const _default: { render(props: { model: unknown; el: HTMLElement }): () => void };

@@ -1,11 +1,11 @@
 // The "Compiled" tab: what Triton compiled the selected kernel to (TTIR, TTGIR, LLVM IR, PTX, SASS) beside
-// its source, linked both ways (click a source line: the stage lines from it light up; click a stage line:
-// its source lines light up), with registers, spills, shared memory, occupancy and the "Copy repro" button.
+// its source, linked both ways (click a source line: the stage lines compiled from it light up; click a stage
+// line: its source lines light up), with registers, spills, shared memory, occupancy and "Copy repro".
 // Live: stages, tokens and repro come from the widget per kernel. Saved: text and links from the model,
 // the rest from the payload's view.deep annex; stages are drawn unhighlighted there.
 import { h } from "./dom.js";
 import { fmtBytes } from "./format.js";
-import { tokenLines } from "./source.js";
+import { scrollPaneTo, sourceView } from "./source.js";
 
 /** The kernel's stages (with text and per-line source links), facts, notes and repro, or null while the
  * live widget has not answered yet. */
@@ -42,44 +42,57 @@ function reproBar(repro) {
     h("details", {}, h("summary", {}, "repro script"), h("pre", { class: "kv-mono kv-script" }, repro.script)));
 }
 
-/** Lines of a text as clickable rows; `lit(i)` and `current(i)` style them, `onClick(i)` on a click. */
-function linePane(cls, text, tokens, lit, current, onClick) {
-  return h("div", { class: `kv-source ${cls}` + (tokens ? " kv-highlighted" : "") },
-    ...tokenLines(text, tokens).map((parts, i) => h("div", {
-      class: "kv-line" + (lit(i) ? " kv-lit" : "") + (current(i) ? " kv-current" : ""), "data-line": String(i + 1),
-      onclick: () => onClick(i) }, h("span", { class: "kv-lineno" }, String(i + 1)), h("span", { class: "kv-code" }, ...parts))));
+/** Mark lines of a pane: `lit(n)` and `current(n)` by their 1-based number; the first lit one is scrolled to. */
+function mark(pane, lit, current, scroll) {
+  let first = null;
+  pane.querySelectorAll(".kv-line").forEach((line) => {
+    const n = Number(line.dataset.line);
+    line.classList.toggle("kv-lit", lit(n));
+    line.classList.toggle("kv-current", current(n));
+    if (!first && lit(n)) first = line;
+  });
+  if (scroll) scrollPaneTo(pane, first);
 }
 
-/** The tab's content for the selected row (see rows.js) of graph `g`. */
-export function compiledTab(ctx, g, row) {
+/** The tab's content for the selected row (see rows.js). */
+export function compiledTab(ctx) {
+  const { row, state } = ctx;
   const kernel = row && row.kernel;
   if (!kernel) return [h("div", { class: "kv-hint" }, "Select a generated kernel to see what it was compiled to.")];
-  const key = `${g}/${kernel.name}`;
+  const key = `${ctx.graph}/${kernel.name}`;
   const data = deepData(ctx, key, kernel);
   const title = h("div", { class: "kv-detail-title" }, row.name, h("span", { class: "kv-badge" }, row.kind));
-  if (!data) return [title, h("div", { class: "kv-hint" }, ctx.live ? "loading the compiled stages…"
+  if (!data) return [title, h("div", { class: "kv-hint" }, state.live ? "loading the compiled stages…"
     : "This saved output has no compiled stages (display the capture again with this kernelviz).")];
-  const st = ctx.state;
+  const box = h("div", { class: "kv-compiled-tab" });
   const stages = data.stages || [];
-  const stage = stages.find((s) => s.name === st.stage) || stages[stages.length - 1];
-  const out = [title, factsLine(data.facts), ...(data.notes || []).map((n) => h("div", { class: "kv-note" }, n)),
-    reproBar(data.repro)];
-  if (!stage) return out;
-  const links = stage.lines || [];
-  const srcLit = new Set(st.irLine != null ? links[st.irLine] || [] : []);
-  const source = linePane("kv-compiled-source", kernel.source, ctx.kernelData(key).tokens,
-    (i) => srcLit.has(i + 1), (i) => st.line === i + 1,
-    (i) => { st.line = st.line === i + 1 ? null : i + 1; st.irLine = null; ctx.redraw(); });
-  const code = linePane("kv-stage", stage.text, stage.tokens,
-    (i) => st.line != null && (links[i] || []).includes(st.line), (i) => st.irLine === i,
-    (i) => { st.irLine = st.irLine === i ? null : i; st.line = null; ctx.redraw(); });
-  const buttons = stages.map((s) => h("button", { class: "kv-tab kv-stage-tab" + (s === stage ? " kv-active" : ""),
-    title: `${fmtBytes(s.bytes)} as compiled${s.truncated_bytes ? `, ${fmtBytes(s.truncated_bytes)} left out` : ""}` +
-      (s.tool ? ` · from ${s.tool}` : ""),
-    onclick: () => { st.stage = s.name; st.irLine = null; ctx.redraw(); } }, s.title));
-  out.push(h("div", { class: "kv-tabs" }, ...buttons,
-    h("span", { class: "kv-hint" }, ` ${stage.title}: ${fmtBytes(stage.bytes)}` +
-      (stage.truncated_bytes ? `, ${fmtBytes(stage.truncated_bytes)} left out` : "") + (stage.tool ? ` · ${stage.tool}` : ""))));
-  out.push(h("div", { class: "kv-split" }, source, code));
-  return out;
+  const draw = () => {
+    const stage = stages.find((s) => s.name === state.stage) || stages[stages.length - 1];
+    box.replaceChildren(...[title, factsLine(data.facts), ...(data.notes || []).map((n) => h("div", { class: "kv-note" }, n)),
+      reproBar(data.repro)].filter(Boolean));
+    if (!stage) return;
+    const links = stage.lines || [];
+    const light = (scrollSource, scrollStage) => {
+      const fromStage = new Set(state.irLine ? links[state.irLine - 1] || [] : []);
+      mark(source, (n) => fromStage.has(n), (n) => state.line === n, scrollSource);
+      mark(code, (n) => state.line != null && (links[n - 1] || []).includes(state.line), (n) => state.irLine === n, scrollStage);
+    };
+    const source = sourceView(kernel.source, ctx.kernelData(key).tokens, (n) => {
+      state.line = state.line === n ? null : n; state.irLine = null; light(false, true); });
+    const code = sourceView(stage.text, stage.tokens, (n) => {
+      state.irLine = state.irLine === n ? null : n; state.line = null; light(true, false); });
+    source.classList.add("kv-compiled-source");
+    code.classList.add("kv-stage");
+    box.append(h("div", { class: "kv-tabs" }, ...stages.map((s) => h("button", {
+      class: "kv-tab kv-stage-tab" + (s === stage ? " kv-active" : ""),
+      title: `${fmtBytes(s.bytes)} as compiled${s.truncated_bytes ? `, ${fmtBytes(s.truncated_bytes)} left out` : ""}` +
+        (s.tool ? ` · from ${s.tool}` : ""),
+      onclick: () => { state.stage = s.name; state.irLine = null; draw(); } }, s.title)),
+      h("span", { class: "kv-hint" }, ` ${stage.title}: ${fmtBytes(stage.bytes)}` +
+        (stage.truncated_bytes ? `, ${fmtBytes(stage.truncated_bytes)} left out` : "") + (stage.tool ? ` · ${stage.tool}` : ""))),
+      h("div", { class: "kv-split" }, source, code));
+    light(false, false);
+  };
+  draw();
+  return [box];
 }

@@ -10,10 +10,9 @@ import { wrapperTab } from "./wrapper.js";
 export const TABS = [
   {
     id: "kernel", label: "Kernel",
-    render: (ctx) => ctx.row ? kernelTab(ctx, ctx.graph, ctx.row)
-      : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
+    render: (ctx) => ctx.row ? kernelTab(ctx) : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
-  { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx, ctx.graph, ctx.row) },
-  { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx, ctx.graph) },
+  { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
+  { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
 ];

@@ -1,6 +1,11 @@
-// anywidget entry point: the widget syncs "payload" (the capture) and "selected" with Python and
-// asks Python for a kernel's tokens, stages and repro when one is selected, and for a graph's HIP reading.
+// anywidget entry point: the widget syncs "payload" (the capture), "selected" and "progress" (while Python
+// times the capture) with Python, and asks Python for a kernel's tokens, stages and repro when one is
+// selected, and for a graph's HIP reading. The panel is
+// live (its Time kernels button shows) once the kernel has answered a "hello": a widget drawn from a
+// notebook's saved widget state, with no kernel behind it, never is.
 import { renderCapture } from "./panel.js";
+
+const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --bench, or cap.bench().";
 
 export function render({ model, el }) {
   const live = new Map(), graphs = new Map();
@@ -11,22 +16,29 @@ export function render({ model, el }) {
     requestGraph: (key) => model.send({ type: "graph", key }),
     select: (key) => { model.set("selected", key); model.save_changes(); },
     bench: () => model.send({ type: "bench" }),
-    canBench: true,
+    note: NOTE,
   };
   const view = renderCapture(el, model.get("payload"), host);
   const onMsg = (msg) => {
-    if (msg && msg.type === "kernel") { live.set(msg.key, msg); view.redrawDetail(); }
-    if (msg && msg.type === "graph") { graphs.set(msg.key, msg); view.redrawDetail(); }
+    if (!msg) return;
+    if (msg.type === "kernel") { live.set(msg.key, msg); view.redrawDetail(); }
+    if (msg.type === "graph") { graphs.set(msg.key, msg); view.redrawDetail(); }
+    if (msg.type === "hello") view.setLive(true);
   };
   const onPayload = () => view.update(model.get("payload"));
   const onSelected = () => { const key = model.get("selected"); if (key) view.select(key); };
+  const onProgress = () => view.setProgress(model.get("progress"));
   model.on("msg:custom", onMsg);
   model.on("change:payload", onPayload);
   model.on("change:selected", onSelected);
+  model.on("change:progress", onProgress);
   if (model.get("selected")) view.select(model.get("selected"));
+  onProgress();
+  model.send({ type: "hello" });
   return () => {
     model.off("msg:custom", onMsg);
     model.off("change:payload", onPayload);
     model.off("change:selected", onSelected);
+    model.off("change:progress", onProgress);
   };
 }
