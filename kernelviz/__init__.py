@@ -26,18 +26,19 @@ __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode"
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = False, bench: bool = False):
+def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False):
     """Capture every graph Inductor compiles or runs in this thread inside ``with kernelviz.capture() as cap:``.
 
     Inductor's caches stay on: a graph loaded from the FX graph cache gets its kernels' metadata from
     what kernelviz stored beside the cache when it was compiled (or, where nothing was stored, from
     generating that graph's code again). ``fresh_compile=True`` turns the FX graph cache off inside
     the block, so that every graph goes through code generation. ``bench`` times every graph when
-    the block exits, on the tensors it ran with.
+    the block exits, on the tensors it ran with; with ``repros`` that timing also records what
+    ``kernel.to_repro()`` and ``graph.to_repro()`` need (seconds more).
     """
     from .recorder import CaptureSession
 
-    return CaptureSession(fresh_compile=fresh_compile, bench=bench)
+    return CaptureSession(fresh_compile=fresh_compile, bench=bench, repros=repros)
 
 
 def load(source: str | Path) -> Capture:
