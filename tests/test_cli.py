@@ -45,8 +45,10 @@ def ran(tmp_path_factory):
     and output-code log written by the same process."""
     work = tmp_path_factory.mktemp("run")
     (work / "script.py").write_text(SCRIPT)
+    # A cache of its own: on an FX-cache hit Inductor writes no output code into its debug folder.
     proc = kernelviz_cli("run", "script.py", "a1", "-o", "out/report.html", "--bench", "--", "-o", "x", cwd=work,
-                         env={"TORCH_COMPILE_DEBUG": "1", "TORCH_LOGS": "output_code"})
+                         env={"TORCH_COMPILE_DEBUG": "1", "TORCH_LOGS": "output_code",
+                              "TORCHINDUCTOR_CACHE_DIR": str(work / "inductor-cache")})
     return work, proc
 
 
