@@ -15,7 +15,7 @@ from kernelviz.model import Capture, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
-from kernelviz.views.payload import payload
+from kernelviz.views.payload import capture_from_bundle, payload
 
 EVIL = '<script>window.pwned=1</script>"'
 
@@ -136,7 +136,7 @@ def test_widget_state_selection_and_lazy_tokens():
 def test_capture_mimebundle_has_widget_model_json_and_html():
     cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
     bundle = cap._repr_mimebundle_()
-    assert Capture.from_dict(bundle[kernelviz.MIME_TYPE]) == cap
+    assert capture_from_bundle(bundle[kernelviz.MIME_TYPE]) == cap
     assert "cpp_fused_gelu_0" in bundle["text/html"] and "kernelviz:" in bundle["text/plain"]
     pytest.importorskip("anywidget")
     assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -10,19 +11,19 @@ from .kernels import find_kernels
 from .wrapper import read_call
 
 _AOT_ID = re.compile(r"^# AOT ID: \['([^']*)'\]", re.M)
-EXPECTED = ("expected Inductor output code: a Python module that defines kernels with "
-            "async_compile.<backend>(...) and a call(args) wrapper (as saved by TORCH_COMPILE_DEBUG, "
-            "TORCH_LOGS=output_code or tlparse)")
+EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
+            "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
+            "TORCH_LOGS=output_code or tlparse) or a kernelviz capture (.json)")
 
 
 class ParseError(CaptureError):
-    """The input is not Inductor output code."""
+    """The input is not Inductor output code (nor a capture's JSON); the message is one line."""
 
 
 def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     """Parse one output-code module. Unknown parts are kept as raw text with a warning."""
     if "\x00" in text:
-        raise ParseError(f"binary data, not text; {EXPECTED}")
+        raise ParseError(f"binary data (a NUL byte at offset {text.index(chr(0))}), not text; {EXPECTED}")
     lines = text.splitlines()
     starts, pos = [], 0
     for line in text.splitlines(keepends=True):
@@ -64,30 +65,64 @@ def split_modules(text: str) -> list[str]:
 
 
 def load(source: str | Path) -> Capture:
-    """A :class:`Capture` from a capture's JSON file, or from saved output code: a file, a directory of
-    them, or the code text itself."""
+    """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
+    directory of them, a TORCH_LOGS log of several modules, or the text itself.
+
+    Raises :class:`CaptureError` with one line that names the file (and for JSON the field) and says what
+    was expected: :class:`ParseError` for text that is not Inductor output code (or not text at all, or
+    a missing file), a plain :class:`CaptureError` for JSON that is not a capture this version reads.
+    """
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
-        if path.suffix == ".json" and path.is_file():
-            return Capture.from_json(_read(path))
         if path.is_dir():
             files = sorted(p for p in path.rglob("*.py") if "async_compile" in _read(p))
             if not files:
                 raise ParseError(f"{path}: no Inductor output code in this directory; {EXPECTED}")
-            return Capture(graphs=[g for p in files for g in _graphs(_read(p), p.stem)])
+            graphs = []
+            for file in files:
+                with _named(file):
+                    graphs += _graphs(_read(file), file.stem)
+            return Capture(graphs=graphs)
         if not path.is_file():
             raise ParseError(f"{path}: no such file; {EXPECTED}")
-        return Capture(graphs=_graphs(_read(path), path.stem))
-    return Capture(graphs=_graphs(source, None))
+        text = _read(path)
+        with _named(path):
+            return _from_text(text, path.stem, json=path.suffix in (".json", ".ipynb"))
+    return _from_text(source, None, json=False)
+
+
+def _from_text(text: str, name: str | None, json: bool) -> Capture:
+    if not text.strip():
+        raise ParseError(f"empty; {EXPECTED}")
+    if json or text.lstrip().startswith(("{", "[")):
+        return Capture.from_json(text)
+    return Capture(graphs=_graphs(text, name))
+
+
+@contextlib.contextmanager
+def _named(path: Path):
+    """Put the file's name before the message of a :class:`CaptureError` raised inside."""
+    try:
+        yield
+    except CaptureError as exc:
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 def _graphs(text: str, name: str | None) -> list[Graph]:
     modules = split_modules(text)
-    return [parse_graph(m, name if len(modules) == 1 and not _AOT_ID.search(m) else None) for m in modules]
+    if len(modules) == 1:
+        return [parse_graph(text, None if _AOT_ID.search(text) else name)]
+    graphs = []
+    for i, module in enumerate(modules):
+        try:
+            graphs.append(parse_graph(module))
+        except ParseError as exc:
+            raise ParseError(f"module {i + 1} of {len(modules)} ({module.splitlines()[0]}): {exc}") from None
+    return graphs
 
 
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise ParseError(f"{path}: not UTF-8 text; {EXPECTED}") from None
+        raise ParseError(f"{path}: binary data, not UTF-8 text; {EXPECTED}") from None

@@ -12,6 +12,8 @@ export interface PanelView {
   redrawDetail(): void;
   select(key: string): void;
 }
+/** The panel's data from a saved output (decodes kernelviz's compact saved form; other data as it is). */
+export function decodePayload(data: unknown): Promise<unknown>;
 export function renderCapture(el: HTMLElement, data: unknown, host?: PanelHost): PanelView;
 declare const _default: { render(props: { model: unknown; el: HTMLElement }): () => void };
 export default _default;

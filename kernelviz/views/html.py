@@ -49,7 +49,7 @@ def _launch_table(graph: Graph) -> str:
     return f'<table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
-def _kernel(graph: Graph, kernel: Kernel) -> str:
+def _kernel(graph: Graph, kernel: Kernel, source: bool) -> str:
     mapping = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(v))}</td></tr>"
                       for k, v in kernel.node_mapping.items())
     fragment = "".join(
@@ -59,7 +59,6 @@ def _kernel(graph: Graph, kernel: Kernel) -> str:
         for n in kernel.fragment if n.op != "output")
     locations = "".join(f"<li><code>{escape(loc.file)}:{loc.line}</code> <code>{escape(loc.code)}</code></li>"
                         for loc in kernel.locations)
-    source = _highlighted(kernel)
     return (f'<details class="kv-kernel" id="kv-{escape(graph.id)}-{escape(kernel.name)}"><summary><code>'
             f'{escape(kernel.name)}</code> <span class="kv-badge">{escape(kernel.kind)}</span> '
             f'{escape(", ".join(kernel.original_aten))}</summary>'
@@ -69,7 +68,7 @@ def _kernel(graph: Graph, kernel: Kernel) -> str:
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'
                f"<th>stride</th><th>users</th></tr>{fragment}</table>" if fragment else "")
-            + f"{source}</details>")
+            + (_highlighted(kernel) if source else "") + "</details>")
 
 
 def _highlighted(kernel: Kernel) -> str:
@@ -79,22 +78,29 @@ def _highlighted(kernel: Kernel) -> str:
     return f'<div class="highlight"><pre>{spans}</pre></div>'
 
 
-def _graph(graph: Graph) -> str:
+def _graph(graph: Graph, sources: bool) -> str:
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{len(graph.launches)} launches, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "")
-            + _launch_table(graph) + "".join(_kernel(graph, k) for k in graph.kernels))
+            + _launch_table(graph) + "".join(_kernel(graph, k, sources) for k in graph.kernels))
 
 
-def report(capture: Capture) -> str:
-    """The report as an HTML fragment (for a notebook's ``text/html`` output)."""
+_NO_SOURCES = ("Kernel sources are not in this static view: the kernelviz panel (JupyterLab or Notebook 7 with "
+               "kernelviz installed) shows them from the saved output, and <code>cap.save_html(path)</code> writes "
+               "the full report.")
+
+
+def report(capture: Capture, *, sources: bool = True) -> str:
+    """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the
+    kernels' source code is left out (a compact report)."""
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f'<div class="kv-report"><style>{_css()}</style><p><b>kernelviz</b> · '
             f"{escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "")
-            + "".join(_graph(g) for g in capture.graphs) + "</div>")
+            + ("" if sources else f"<p>{_NO_SOURCES}</p>")
+            + "".join(_graph(g, sources) for g in capture.graphs) + "</div>")
 
 
 def page(capture: Capture) -> str:

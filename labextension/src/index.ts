@@ -3,7 +3,7 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { renderCapture } from './panel';
+import { decodePayload, renderCapture } from './panel';
 
 const MIME_TYPE = 'application/vnd.kernelviz.v1+json';
 const CLASS_NAME = 'jp-RenderedKernelviz';
@@ -20,8 +20,15 @@ export class KernelvizRenderer extends Widget implements IRenderMime.IRenderer {
     this._mimeType = options.mimeType;
   }
 
-  renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const data = model.data[this._mimeType];
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    let data: unknown;
+    try {
+      data = await decodePayload(model.data[this._mimeType]);
+    } catch (error) {
+      this.node.textContent = `kernelviz: this saved output cannot be read (${String(error)})`;
+      this._view = null;
+      return;
+    }
     if (this._view) {
       this._view.update(data);
     } else {
@@ -29,7 +36,6 @@ export class KernelvizRenderer extends Widget implements IRenderMime.IRenderer {
         note: 'Saved capture: to time kernels, run cap.bench() or %%kernelviz --bench in a kernel.'
       });
     }
-    return Promise.resolve();
   }
 
   private _mimeType: string;
