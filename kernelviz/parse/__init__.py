@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from ..model import Capture, CaptureError, Graph
 from .kernels import find_kernels
 from .wrapper import read_call
 
-_AOT_ID = re.compile(r"^# AOT ID: \['([^']*)'\]", re.M)
+_AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
 EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
             "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
             "TORCH_LOGS=output_code or tlparse) or a kernelviz capture (.json)")
@@ -25,10 +26,7 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     if "\x00" in text:
         raise ParseError(f"binary data (a NUL byte at offset {text.index(chr(0))}), not text; {EXPECTED}")
     lines = text.splitlines()
-    starts, pos = [], 0
-    for line in text.splitlines(keepends=True):
-        starts.append(pos)
-        pos += len(line)
+    starts = list(itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
     warnings: list[str] = []
     definitions = find_kernels(text, lines, starts, warnings)
     skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
@@ -38,7 +36,7 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
         raise ParseError(f"found no kernels and no call(args); {EXPECTED}")
     if body.span is None:
         warnings.append("no call(args) wrapper found: launches are unknown")
-    aot = _AOT_ID.search(text)
+    aot = next(_aot_ids(text), None)
     gid = graph_id or (aot.group(1) if aot else "graph")
     kind = next((k for k in ("forward", "backward", "inference") if aot and aot.group(1).endswith(k)), "unknown")
     return Graph(id=gid, kind=kind, device=_device(text, body.device, kernels), code=text,
@@ -56,9 +54,14 @@ def _device(text: str, alloc_device: str | None, kernels: dict) -> str:
     return "cuda" if "empty_strided_cuda(" in text else "cpu"
 
 
+def _aot_ids(text: str):
+    """``# AOT ID: ['...']`` lines (found by their literal text, then checked to start a line)."""
+    return (m for m in _AOT_ID.finditer(text) if m.start() == 0 or text[m.start() - 1] == "\n")
+
+
 def split_modules(text: str) -> list[str]:
     """Split text holding several modules (a TORCH_LOGS=output_code log) at each ``# AOT ID`` line."""
-    marks = [m.start() for m in _AOT_ID.finditer(text)]
+    marks = [m.start() for m in _aot_ids(text)]
     if len(marks) <= 1:
         return [text]
     return [text[a:b] for a, b in zip(marks, marks[1:] + [len(text)])]
@@ -111,7 +114,7 @@ def _named(path: Path):
 def _graphs(text: str, name: str | None) -> list[Graph]:
     modules = split_modules(text)
     if len(modules) == 1:
-        return [parse_graph(text, None if _AOT_ID.search(text) else name)]
+        return [parse_graph(text, None if next(_aot_ids(text), None) else name)]
     graphs = []
     for i, module in enumerate(modules):
         try:

@@ -16,6 +16,8 @@ _CALLEE = re.compile(r"^([\w.]+)\(")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _ALLOC = re.compile(r"^empty_strided(?:_(\w+))?\(\((.*?)\), \((.*?)\), (?:dtype=)?torch\.(\w+)")
 _ASSERT = re.compile(r"^assert_size_stride\((\w+), \((.*?)\), \((.*?)\)")
+_NESTING = re.compile(r"""[()\[\]{}'"]""")
+_SPECIAL = re.compile(r"""[()\[\]{}'",]""")  # what split_args looks at
 _RAND = re.compile(r"^\s*(\w+) = rand_strided\(\((.*?)\), \((.*?)\), device='([^']*)', dtype=torch\.(\w+)\)")
 
 # Calls in call() that do bookkeeping, not work.
@@ -42,8 +44,13 @@ class CallBody:
 
 def split_args(text: str) -> list[str]:
     """Split a call's argument text at its top-level commas."""
+    if not _NESTING.search(text):
+        parts = text.split(",")
+        tail = parts.pop().strip()
+        return [p.strip() for p in parts] + ([tail] if tail else [])
     parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
+    for m in _SPECIAL.finditer(text):
+        i, ch = m.start(), m.group()
         if quote:
             if ch == quote:
                 quote = ""
@@ -104,11 +111,13 @@ class _Reader:
         self.step = 0
         self.extern_outputs: set[str] = set()
         self.partitions = {m.group(1): i for i, line in enumerate(lines)
-                           if i not in skip and (m := _PARTITION_DEF.match(line))}
+                           if line.startswith("def partition_") and i not in skip and (m := _PARTITION_DEF.match(line))}
+        self.inputs: dict[str, TensorSpec] = {}
+        self.entered: set[str] = set()  # partitions read (each once: a module that calls itself is not followed)
 
     def read(self) -> CallBody:
         for i, line in enumerate(self.lines):
-            if i not in self.skip and _CALL_DEF.match(line):
+            if "def call(" in line and i not in self.skip and _CALL_DEF.match(line):
                 body = _body(self.lines, i)
                 self.out.span = [i + 1, body[-1][0] + 1 if body else i + 1]
                 self._block(body)
@@ -129,9 +138,10 @@ class _Reader:
                 except (ValueError, IndexError, KeyError) as exc:
                     self.warnings.append(f"line {lineno + 1} of call() not understood ({type(exc).__name__}); "
                                          "kept as raw text")
-            if m := _PARTITION_USE.search(text):
+            if "partitions[" in text and (m := _PARTITION_USE.search(text)):
                 name = f"partition_{m.group(1)}"
-                if name in self.partitions:
+                if name in self.partitions and name not in self.entered:
+                    self.entered.add(name)
                     self._block(_body(self.lines, self.partitions[name]))
 
     def _event(self, **kw) -> None:
@@ -155,6 +165,7 @@ class _Reader:
             targets, expr = _IDENT.findall(m.group(1)), m.group(2).strip()
         if expr == "args":
             self.out.inputs = [TensorSpec(name=t) for t in targets]
+            self.inputs = {spec.name: spec for spec in self.out.inputs}
             self.known.update(targets)
             return
         if a := _ASSERT.match(expr):
@@ -183,7 +194,7 @@ class _Reader:
 
     def _assert(self, a: re.Match, line: int) -> None:
         name, shape, stride = a.group(1), _dims(a.group(2)), _dims(a.group(3))
-        spec = next((s for s in self.out.inputs if s.name == name), None)
+        spec = self.inputs.get(name)
         if spec is not None:
             spec.shape, spec.stride = spec.shape or shape, spec.stride or stride
         elif name in self.extern_outputs:  # a buffer an extern call allocated: its size, not its dtype
@@ -238,10 +249,9 @@ class _Reader:
             (launch.writes if arg.startswith("out=") else launch.reads).append(buf)
 
     def _input_types(self) -> None:
-        by_name = {spec.name: spec for spec in self.out.inputs}
         for line in self.lines:
-            if (m := _RAND.match(line)) and m.group(1) in by_name:
-                spec = by_name[m.group(1)]
+            if "rand_strided(" in line and (m := _RAND.match(line)) and m.group(1) in self.inputs:
+                spec = self.inputs[m.group(1)]
                 spec.device, spec.dtype = m.group(4), m.group(5)
                 spec.shape = spec.shape or _dims(m.group(2))
                 spec.stride = spec.stride or _dims(m.group(3))
