@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import gc
 import json
+import math
 import re
 import types
 import typing
@@ -30,7 +31,11 @@ _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 
 
 class CaptureError(ValueError):
-    """Input that is not a kernelviz capture (or not one this version reads); the message is one line."""
+    """Input that is not a kernelviz capture (or not one this version reads); the message is one line
+    (line breaks in it, e.g. from a quoted value, are written as ``\\n``)."""
+
+    def __init__(self, message: str):
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 @dataclass
@@ -304,11 +309,14 @@ class Capture:
         except UnicodeDecodeError:
             raise CaptureError("binary data, not JSON text; expected a kernelviz capture (.json)") from None
         except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno} column {exc.colno}"
-            if exc.pos >= len(text.rstrip()):
-                raise CaptureError(f"the JSON ends early at {where} (a truncated file?); "
-                                   "expected a kernelviz capture") from None
-            raise CaptureError(f"not valid JSON ({exc.msg} at {where}); expected a kernelviz capture") from None
+            if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):  # it ran out of text
+                end = json.JSONDecodeError("", exc.doc, len(exc.doc))
+                raise CaptureError(f"the JSON ends early at line {end.lineno} column {end.colno} (a truncated "
+                                   "file?); expected a kernelviz capture") from None
+            raise CaptureError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                               "expected a kernelviz capture") from None
+        except ValueError as exc:
+            raise CaptureError(f"not valid JSON ({exc}); expected a kernelviz capture") from None
         return cls.from_dict(data)
 
     # Front doors to the stages downstream of the model, imported only when called.
@@ -346,13 +354,25 @@ def dumps(value: Any, indent: int | None = None) -> str:
 
 
 def loads(text: str | bytes) -> Any:
-    """JSON data of JSON text (orjson where installed)."""
+    """JSON data of JSON text (orjson where installed). NaN, Infinity and numbers too large for a double
+    are refused (``ValueError``), as orjson does: they could not be written back."""
     if orjson is not None:
         try:
             return orjson.loads(text)
-        except orjson.JSONDecodeError:  # the standard library says where, and reads NaN, which orjson refuses
+        except orjson.JSONDecodeError:  # the standard library says where
             pass
-    return json.loads(text)
+    return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+
+
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        _not_a_number(text)
+    return value
 
 
 def _fields(value: Any) -> dict[str, Any]:
@@ -383,7 +403,8 @@ class _Invalid(Exception):
         self.expected, self.value, self.path = expected, value, []  # path built innermost first
 
     def message(self) -> str:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in reversed(self.path)).lstrip(".")
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if p.isidentifier() else f"[{p!r}]"
+                        for p in reversed(self.path)).lstrip(".")
         return f"{where or 'capture'}: expected {self.expected}, got {_describe(self.value)}"
 
 
@@ -403,7 +424,8 @@ def _describe(value: Any) -> str:
     if isinstance(value, dict) and not value:
         return "an empty object"
     if isinstance(value, dict):
-        return f"an object with keys {', '.join(map(str, list(value)[:6]))}" + (", ..." if len(value) > 6 else "")
+        return f"an object with keys {', '.join(repr(k)[:40] for k in list(value)[:6])}" + (
+            ", ..." if len(value) > 6 else "")
     return type(value).__name__
 
 
@@ -588,8 +610,12 @@ def _check_capture(data: Any) -> None:
     if not isinstance(data, dict):
         raise CaptureError(f"{what}, got {_describe(data)}")
     if "nbformat" in data and "cells" in data:
-        raise CaptureError(f"a Jupyter notebook, not a kernelviz capture; {what} (a notebook's kernelviz "
-                           "outputs are read with kernelviz.views.payload.capture_from_bundle)")
+        raise CaptureError("a Jupyter notebook, not a kernelviz capture (read a kernelviz output of a notebook, "
+                           "out['data']['application/vnd.kernelviz.v1+json'], with "
+                           "kernelviz.views.payload.capture_from_bundle)")
+    if "encoding" in data:
+        raise CaptureError(f"the compact form a notebook saves ({data['encoding']!r:.40}), not a capture's JSON: "
+                           "read it with kernelviz.views.payload.capture_from_bundle")
     version = data.get("schema_version", _MISSING)
     if version is _MISSING:
         raise CaptureError(f"no schema_version; {what}, got {_describe(data)}")

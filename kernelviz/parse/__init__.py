@@ -71,9 +71,9 @@ def load(source: str | Path) -> Capture:
     """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
     directory of them, a TORCH_LOGS log of several modules, or the text itself.
 
-    Raises :class:`CaptureError` with one line that names the file (and for JSON the field) and says what
-    was expected: :class:`ParseError` for text that is not Inductor output code (or not text at all, or
-    a missing file), a plain :class:`CaptureError` for JSON that is not a capture this version reads.
+    Raises :class:`ParseError` (a :class:`CaptureError`) with one line that names the file and says what
+    was expected: for text that is not Inductor output code, for data that is not text, a missing file,
+    and for JSON that is not a capture this version reads (naming the field, or the schema version).
     """
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
@@ -91,24 +91,28 @@ def load(source: str | Path) -> Capture:
         text = _read(path)
         with _named(path):
             return _from_text(text, path.stem, json=path.suffix in (".json", ".ipynb"))
-    return _from_text(source, None, json=False)
+    with _named(None):
+        return _from_text(source, None, json=False)
+
+
+_JSON_OBJECT = re.compile(r'\s*\{\s*"')  # how a JSON object starts (a C++ block "{ int ..." does not)
 
 
 def _from_text(text: str, name: str | None, json: bool) -> Capture:
     if not text.strip():
         raise ParseError(f"empty; {EXPECTED}")
-    if json or text.lstrip().startswith(("{", "[")):
+    if json or _JSON_OBJECT.match(text):
         return Capture.from_json(text)
     return Capture(graphs=_graphs(text, name))
 
 
 @contextlib.contextmanager
-def _named(path: Path):
-    """Put the file's name before the message of a :class:`CaptureError` raised inside."""
+def _named(path: Path | None):
+    """Raise a :class:`CaptureError` from inside as a :class:`ParseError`, with the file's name first."""
     try:
         yield
     except CaptureError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
+        raise ParseError(f"{path}: {exc}" if path is not None else str(exc)) from None
 
 
 def _graphs(text: str, name: str | None) -> list[Graph]:
