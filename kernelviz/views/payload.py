@@ -21,6 +21,9 @@ from .links import kernel_links
 from .memory import timeline
 
 ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
+# Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
+# 2,000-kernel capture holds 7 MB of kernel source); the kernels past it are shown as plain text.
+HIGHLIGHT_BUDGET = 500_000
 
 
 def kernel_key(graph_index: int, kernel_name: str) -> str:
@@ -28,14 +31,18 @@ def kernel_key(graph_index: int, kernel_name: str) -> str:
 
 
 def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
-    """Display data for every graph, and with ``per_kernel`` for every kernel (tokens and links);
+    """Display data for every graph, and with ``per_kernel`` for every kernel (links, and pygments tokens for
+    the first ``HIGHLIGHT_BUDGET`` characters of kernel source: a kernel past it is shown as plain text);
     the live widget leaves those out and sends them kernel by kernel when one is selected."""
     annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}}
+    budget = HIGHLIGHT_BUDGET
     for g, graph in enumerate(capture.graphs):
         for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
             annex["links"][key] = kernel_links(graph, kernel)
-            annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
+            if len(kernel.source) <= budget:
+                budget -= len(kernel.source)
+                annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
         line = timeline(graph)
         annex["memory"][str(g)] = {"steps": line.steps, "peak": line.peak, "peak_step": line.peak_step,
                                    "unknown": line.unknown}
