@@ -277,7 +277,7 @@ class Capture:
 
     def to_dict(self) -> dict[str, Any]:
         """The capture as JSON data (dicts, lists, strings, numbers)."""
-        with _no_gc():
+        with without_gc():
             return loads(self.to_json())
 
     def to_json(self, indent: int | None = None) -> str:
@@ -294,7 +294,7 @@ class Capture:
         Fields it does not know are ignored (e.g. the ``view`` annex of the notebook payload).
         """
         _check_capture(data)
-        with _no_gc():
+        with without_gc():
             capture = _build(cls, data)
         capture.schema_version = SCHEMA_VERSION
         return capture
@@ -304,7 +304,7 @@ class Capture:
         """A capture from :meth:`to_json`'s text; :class:`CaptureError` (one line) for anything else,
         including text that is not JSON (with the line and column) or ends early."""
         try:
-            with _no_gc():
+            with without_gc():
                 data = loads(text)
         except UnicodeDecodeError:
             raise CaptureError("binary data, not JSON text; expected a kernelviz capture (.json)") from None
@@ -383,7 +383,7 @@ def _fields(value: Any) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _no_gc():
+def without_gc():
     """Pause the cyclic garbage collector while a large tree of new objects is built: it would scan
     them again and again (a 20 MB capture builds millions), and they hold no cycles."""
     was_enabled = gc.isenabled()

@@ -7,7 +7,7 @@ import itertools
 import re
 from pathlib import Path
 
-from ..model import Capture, CaptureError, Graph
+from ..model import Capture, CaptureError, Graph, without_gc
 from .kernels import find_kernels
 from .wrapper import read_call
 
@@ -75,6 +75,11 @@ def load(source: str | Path) -> Capture:
     was expected: for text that is not Inductor output code, for data that is not text, a missing file,
     and for JSON that is not a capture this version reads (naming the field, or the schema version).
     """
+    with without_gc():
+        return _load(source)
+
+
+def _load(source: str | Path) -> Capture:
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
         if path.is_dir():
