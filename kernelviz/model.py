@@ -471,9 +471,15 @@ def _number(value):
     raise _Invalid("a number", value)
 
 
+def _anything(value: Any) -> Any:
+    if value is _MISSING:
+        raise _Invalid("a value", value)
+    return value
+
+
 def _make_converter(tp: Any):
     if tp is Any:
-        return lambda value: value
+        return _anything
     if tp is str:
         return _exact(str)
     if tp is int:
@@ -489,12 +495,12 @@ def _make_converter(tp: Any):
         inner = [a for a in args if a is not type(None)]
         if len(inner) == 1:
             return _converter(inner[0])  # null passes the dataclass converter's fast path
-        return lambda value: value
+        return _anything
     if origin is list:
         return _list_converter(args[0])
     if origin is dict:
         return _dict_converter(args[1])
-    return lambda value: value  # a type this reader does not check
+    return _anything  # a type this reader does not check
 
 
 _PLAIN_ITEMS = {str: ("a list of strings", "a string"), int: ("a list of integers", "an integer")}
@@ -519,14 +525,7 @@ def _list_converter(item_type: Any):
     def any_list(value):
         if type(value) is not list:
             raise _Invalid("a list", value)
-        out = []
-        for i, v in enumerate(value):
-            try:
-                out.append(item(v))
-            except _Invalid as error:
-                error.path.append(i)
-                raise
-        return out
+        return [_at(i, item, v) for i, v in enumerate(value)]
     return any_list
 
 
@@ -537,17 +536,17 @@ def _dict_converter(value_type: Any):
     def convert(value):
         if type(value) is not dict:
             raise _Invalid("an object", value)
-        if not check:
-            return value
-        out = {}
-        for k, v in value.items():
-            try:
-                out[k] = item(v)
-            except _Invalid as error:
-                error.path.append(k)
-                raise
-        return out
+        return {k: _at(k, item, v) for k, v in value.items()} if check else value
     return convert
+
+
+def _at(key: str | int, convert, value: Any) -> Any:
+    """``convert(value)``, where ``value`` sits at ``key`` of its container (put on the path of an error)."""
+    try:
+        return convert(value)
+    except _Invalid as error:
+        error.path.append(key)
+        raise
 
 
 def _dataclass_converter(cls: type):
@@ -573,13 +572,9 @@ def _dataclass_converter(cls: type):
             v = value.get(name, _MISSING)
             if type(v) in as_is:
                 out[name] = v
-            elif v is _MISSING:
-                if default is dataclasses.MISSING:
-                    error = _Invalid(_expected(hints[name]), v)
-                    error.path.append(name)
-                    raise error
+            elif v is _MISSING and default is not dataclasses.MISSING:
                 out[name] = default() if factory else default
-            else:
+            else:  # a value to check, or a required field that is missing (every converter refuses _MISSING)
                 try:
                     out[name] = conv(v)
                 except _Invalid as error:

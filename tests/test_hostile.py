@@ -4,7 +4,6 @@ markup and script, and the HTML report, the saved payload and the panel in Chrom
 nothing runs, nothing is turned into elements, and nothing is dropped."""
 
 import dataclasses
-import html.parser
 import json
 import typing
 
@@ -12,7 +11,7 @@ import pytest
 
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
-from conftest import FIXTURES
+from conftest import FIXTURES, parse_html
 from kernelviz.model import Capture, DynamoEvent, Graph, Kernel, SourceLocation
 from kernelviz.views.display import static_bundle
 from kernelviz.views.html import report
@@ -71,22 +70,9 @@ def hostile_capture() -> tuple[Capture, dict[str, str]]:
     return cap, fields
 
 
-class Elements(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
 def _check_inert(markup: str) -> str:
     """The markup has no active element or handler from captured text; returns its text."""
-    parsed = Elements()
-    parsed.feed(markup)
+    parsed = parse_html(markup)
     active = [(t, a) for t, a in parsed.tags if t in ACTIVE_TAGS or any(k.startswith("on") for k in a)
               or (t == "a" and not a.get("href", "").startswith("#"))]  # links only to the report's own anchors
     assert active == []

@@ -2,7 +2,6 @@
 with hostile captured text that must stay text."""
 
 import hashlib
-import html.parser
 import json
 import time
 
@@ -10,7 +9,7 @@ import pytest
 
 import kernelviz
 from browser import STATIC, chromium_page, needs_browser, panel_site, serve
-from conftest import ALL_FIXTURES, FIXTURES, big_capture
+from conftest import ALL_FIXTURES, FIXTURES, big_capture, parse_html
 from kernelviz.model import Capture, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
@@ -18,24 +17,6 @@ from kernelviz.views.memory import timeline
 from kernelviz.views.payload import capture_from_bundle, payload
 
 EVIL = '<script>window.pwned=1</script>"'
-
-
-class Tags(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def _parse(markup):
-    parser = Tags()
-    parser.feed(markup)
-    return parser
 
 
 def hostile_capture() -> Capture:
@@ -60,7 +41,7 @@ def test_panel_bundle_is_built_from_the_current_sources():
 
 def test_html_report_lists_kernels_with_highlighted_source():
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py")
-    parsed = _parse(report(cap))
+    parsed = parse_html(report(cap))
     text = "".join(parsed.text)
     assert all(k.name in text for k in cap.kernels)
     assert sum(1 for tag, _ in parsed.tags if tag == "details") == len(cap.kernels)
@@ -73,7 +54,7 @@ def test_html_report_lists_kernels_with_highlighted_source():
 def test_html_report_escapes_everything_captured(tmp_path):
     cap = hostile_capture()
     markup = cap.to_html()
-    parsed = _parse(markup)
+    parsed = parse_html(markup)
     assert not any(tag == "script" for tag, _ in parsed.tags)
     assert EVIL in "".join(parsed.text)  # shown, as text
     path = tmp_path / "r.html"
