@@ -31,7 +31,7 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     definitions = find_kernels(text, lines, starts, warnings)
     skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
     kernels = {d.kernel.name: d.kernel for d in definitions}
-    body = read_call(lines, kernels, skip, warnings)
+    body = read_call(text, lines, starts, kernels, skip, warnings)
     if not definitions and body.span is None:
         raise ParseError(f"found no kernels and no call(args); {EXPECTED}")
     if body.span is None:

@@ -38,7 +38,7 @@ def find_kernels(text: str, lines: list[str], line_starts: list[int], warnings: 
     found: list[Definition] = []
     seen: set[str] = set()
     for m in _DEFINE.finditer(text):
-        first = _line_of(line_starts, m.start())
+        first = line_of(line_starts, m.start())
         name, method, rest = text[line_starts[first] : m.start()], m.group(1), m.group(2)
         if not _NAME.fullmatch(name):
             continue
@@ -54,7 +54,7 @@ def find_kernels(text: str, lines: list[str], line_starts: list[int], warnings: 
                 source = lines[first]
             else:
                 source = text[open_at:close_at].lstrip("\n")
-                end = _line_of(line_starts, close_at) + 1
+                end = line_of(line_starts, close_at) + 1
         else:
             source = lines[first]
         if name in seen:
@@ -75,7 +75,8 @@ def find_kernels(text: str, lines: list[str], line_starts: list[int], warnings: 
     return found
 
 
-def _line_of(line_starts: list[int], offset: int) -> int:
+def line_of(line_starts: list[int], offset: int) -> int:
+    """The 0-based line of a character offset, given each line's first offset."""
     return bisect.bisect_right(line_starts, offset) - 1
 
 
