@@ -518,7 +518,7 @@ def _list_converter(item_type: Any):
                     error = _Invalid(expected_item, item)
                     error.path.append(i)
                     raise error
-            return value
+            return value[:]  # the capture's own list, never the caller's data
         return plain_list
     item = _converter(item_type)
 
@@ -536,7 +536,7 @@ def _dict_converter(value_type: Any):
     def convert(value):
         if type(value) is not dict:
             raise _Invalid("an object", value)
-        return {k: _at(k, item, v) for k, v in value.items()} if check else value
+        return {k: _at(k, item, v) for k, v in value.items()} if check else dict(value)
     return convert
 
 

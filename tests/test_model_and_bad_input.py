@@ -107,3 +107,13 @@ def test_truncated_and_mangled_code_never_crashes():
             except kernelviz.ParseError:
                 continue
             Capture.from_json(capture.to_json())
+
+
+def test_from_dict_never_shares_the_callers_data():
+    data = json.loads(kernelviz.load(MLP_CUDA).to_json())
+    first, second = Capture.from_dict(data), Capture.from_dict(data)
+    kernel = first.graphs[0].kernels[1]
+    kernel.source_nodes.append("added")
+    kernel.triton_meta["added"] = 1
+    assert "added" not in second.graphs[0].kernels[1].source_nodes and "added" not in data["graphs"][0]["kernels"][1]
+    assert "added" not in second.graphs[0].kernels[1].triton_meta
