@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .compare import Diff, diff
 from .model import (
     MIME_TYPE,
     SCHEMA_VERSION,
@@ -20,16 +21,18 @@ from .parse import ParseError
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
-           "ParseError", "capture",
+           "ParseError", "capture", "diff", "Diff",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = True, bench: bool = False):
-    """Capture every graph Inductor compiles or runs inside ``with kernelviz.capture() as cap:``.
+def capture(*, fresh_compile: bool = False, bench: bool = False):
+    """Capture every graph Inductor compiles or runs in this thread inside ``with kernelviz.capture() as cap:``.
 
-    ``fresh_compile`` turns Inductor's FX graph cache off inside the block, so that each graph
-    compiled there goes through code generation, where kernelviz reads per-kernel metadata.
-    ``bench`` times every graph when the block exits, on the tensors it ran with.
+    Inductor's caches stay on: a graph loaded from the FX graph cache gets its kernels' metadata from
+    what kernelviz stored beside the cache when it was compiled (or, where nothing was stored, from
+    generating that graph's code again). ``fresh_compile=True`` turns the FX graph cache off inside
+    the block, so that every graph goes through code generation. ``bench`` times every graph when
+    the block exits, on the tensors it ran with.
     """
     from .recorder import CaptureSession
 

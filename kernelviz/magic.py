@@ -15,9 +15,10 @@ from .recorder import CaptureSession
 class KernelvizMagics(Magics):
     @magic_arguments()
     @argument("-o", "--output", metavar="NAME", help="store the Capture in this variable")
-    @argument("--cached", action="store_true",
-              help="keep Inductor's FX graph cache on (faster re-compiles; C++ kernel metadata may be missing)")
+    @argument("--fresh", action="store_true",
+              help="turn Inductor's FX graph cache off in the cell: every graph goes through code generation")
     @argument("--bench", action="store_true", help="time every launch and kernel after the cell runs")
+    @argument("--diff", metavar="BASE", help="show the capture against BASE: a Capture variable or a path to load")
     @argument("code", nargs="*", help="with %%kernelviz on one line: the statement to capture")
     @needs_local_scope
     @line_cell_magic
@@ -28,33 +29,67 @@ class KernelvizMagics(Magics):
         except Exception as exc:  # noqa: BLE001 - a usage error is one line, not a traceback
             print(f"kernelviz: {exc}", file=sys.stderr)
             return None
+        from .views.display import LiveDisplay, in_kernel
+
         source = cell if cell is not None else " ".join(args.code)
-        session = CaptureSession(fresh_compile=not args.cached, bench=args.bench)
+        session = CaptureSession(fresh_compile=args.fresh, bench=args.bench)
+        output = LiveDisplay(session.capture) if in_kernel() else None
+        if output is not None:
+            session.progress = output.report  # the panel opens before timing and shows its progress
         namespace = self.shell.user_ns
         try:
             with session:
-                value = _run(self.shell.transform_cell(source), namespace, local_ns)
+                value = self._run(source, namespace, local_ns)
         finally:
             if args.output:
                 namespace[args.output] = session.capture
-            self._show(session.capture)
+            if args.diff:
+                from .views.diff_display import show_against
+
+                show_against(args.diff, session.capture, namespace)
+            else:
+                self._show(session.capture, output)
         return value
 
+    def _run(self, source: str, namespace: dict, local_ns: dict | None):
+        """Execute the cell as IPython would: under a name registered in ``linecache`` (so tracebacks and
+        the capture's source lines show the cell's text), returning the value of a final expression. A
+        user's exception keeps its traceback from the cell's own frames, as without the magic."""
+        code = self.shell.transform_cell(source)
+        filename = self.shell.compile.cache(code, self.shell.execution_count, raw_code=source)
+        tree = ast.parse(code, filename)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        try:
+            exec(compile(tree, filename, "exec"), namespace, local_ns)
+            if last is None:
+                return None
+            return eval(compile(ast.Expression(last.value), filename, "eval"), namespace, local_ns)
+        except Exception as exc:
+            _render_from(exc, filename, self.shell)
+            raise
+
     @staticmethod
-    def _show(capture) -> None:
+    def _show(capture, output) -> None:
+        if output is not None:
+            output.finish()
+            return
         from .views.display import show
 
         show(capture)
 
 
-def _run(source: str, namespace: dict, local_ns: dict | None):
-    """Execute code as IPython would, returning the value of a final expression."""
-    tree = ast.parse(source)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, "<kernelviz cell>", "exec"), namespace, local_ns)
-    if last is None:
-        return None
-    return eval(compile(ast.Expression(last.value), "<kernelviz cell>", "eval"), namespace, local_ns)
+def _render_from(exc: BaseException, filename: str, shell) -> None:
+    """Make IPython show ``exc`` from the cell's first frame on (IPython asks ``_render_traceback_``)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    if tb is None:
+        return
+    try:
+        stb = shell.InteractiveTB.structured_traceback(type(exc), exc, tb, tb_offset=0)
+        exc._render_traceback_ = lambda: stb
+    except (AttributeError, TypeError):  # an exception class without instance attributes keeps IPython's
+        pass
 
 
 def register(ipython) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import importlib
 import json
 import math
 import re
@@ -245,6 +246,8 @@ class Graph:
     gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
     cudagraph_ms: float | None = None  # call() as a CUDA-graph replay, as reduce-overhead runs it
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
+    # panel (issue 10): the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
+    caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)
 
     def kernel(self, name: str) -> Kernel:
@@ -254,8 +257,26 @@ class Graph:
         raise KeyError(name)
 
 
+class Document:
+    """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
+    page's and the MIME bundle's, relative to this package) are imported only when called."""
+
+    _views: tuple[str, str] = (".views.html", ".views.display")
+
+    def to_html(self) -> str:
+        """A self-contained HTML page (no script, no network)."""
+        return importlib.import_module(self._views[0], __package__).page(self)
+
+    def save_html(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_html())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return importlib.import_module(self._views[1], __package__).mimebundle(self)
+
+
 @dataclass
-class Capture:
+class Capture(Document):
     """Every graph Inductor compiled (or ran) in one capture."""
 
     graphs: list[Graph] = field(default_factory=list)
@@ -325,21 +346,6 @@ class Capture:
         from .bench import bench
 
         return bench(self, **options)
-
-    def to_html(self) -> str:
-        """A self-contained HTML page of the capture (no script, no network)."""
-        from .views.html import page
-
-        return page(self)
-
-    def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .views.display import mimebundle
-
-        return mimebundle(self)
 
 
 def dumps(value: Any, indent: int | None = None) -> str:

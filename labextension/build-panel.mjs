@@ -18,6 +18,7 @@ await build({
   entryPoints: [join(src, "index.js")],
   outfile: join(here, "..", "kernelviz", "static", "panel.js"),
   bundle: true,
+  nodePaths: [join(here, "node_modules")], // the sources live outside this package
   format: "esm",
   target: "es2020",
   minify: true,

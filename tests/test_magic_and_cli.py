@@ -1,5 +1,6 @@
 """The %%kernelviz magic through IPython's InteractiveShell, and the command line."""
 
+import re
 import subprocess
 import sys
 
@@ -75,3 +76,28 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "kernelviz", "show", str(bad)], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "expected Inductor output code" in proc.stderr
+
+
+def test_cell_error_shows_the_cells_traceback_as_without_the_magic(shell, capsys):
+    plain = shell.run_cell("def boom():\n    raise KeyError('boom')\nboom()")
+    expected = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    result = shell.run_cell("%%kernelviz\ndef boom():\n    raise KeyError('boom')\nboom()")
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert isinstance(result.error_in_exec, KeyError) and isinstance(plain.error_in_exec, KeyError)
+    for text in ("----> 3 boom()", "----> 2     raise KeyError('boom')", "KeyError: 'boom'"):
+        assert text in shown and text in expected
+    assert "run_cell_magic" not in shown and "magic.py" not in shown and "kernelviz" not in shown.split("KeyError")[-1]
+
+
+def test_cell_source_lines_show_the_cells_text(shell):
+    assert shell.run_cell("%%kernelviz -o cap4\ndef scaled(x):\n    return torch.sin(x) * 2\n"
+                          "y = torch.compile(scaled)(torch.randn(8))").success
+    locations = [loc for k in shell.user_ns["cap4"].kernels for loc in k.locations]
+    assert any(loc.code == "return torch.sin(x) * 2" and loc.line == 2 for loc in locations), locations
+
+
+def test_sequential_gets_the_line_that_called_it(shell):
+    assert shell.run_cell("%%kernelviz -o cap5\nm = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU())\n"
+                          "out = torch.compile(m)(torch.randn(2, 8))").success
+    caller = shell.user_ns["cap5"].graphs[0].caller
+    assert caller is not None and caller.code == "out = torch.compile(m)(torch.randn(2, 8))" and caller.line == 2

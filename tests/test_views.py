@@ -9,8 +9,8 @@ import pytest
 
 import kernelviz
 from browser import STATIC, chromium_page, needs_browser, panel_site, serve
-from conftest import ALL_FIXTURES, FIXTURES, big_capture, parse_html
-from kernelviz.model import Capture, SourceLocation
+from conftest import ALL_FIXTURES, FIXTURES, big_capture, fill_timings, parse_html
+from kernelviz.model import Capture, DynamoEvent, Graph, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
@@ -27,6 +27,7 @@ def hostile_capture() -> Capture:
     kernel.source = kernel.source.replace("xnumel = 8192", f"xnumel = 8192  # '{EVIL}'")
     kernel.locations = [SourceLocation(file=f"/tmp/{EVIL}.py", line=3, function="f", code=f"x = '{EVIL}'")]
     kernel.fragment[0].target = EVIL
+    cap.dynamo = [DynamoEvent("graph_break", f"Unsupported {EVIL}", f"/tmp/{EVIL}.py", 3, "f", EVIL)]
     return cap
 
 
@@ -44,7 +45,7 @@ def test_html_report_lists_kernels_with_highlighted_source():
     parsed = parse_html(report(cap))
     text = "".join(parsed.text)
     assert all(k.name in text for k in cap.kernels)
-    assert sum(1 for tag, _ in parsed.tags if tag == "details") == len(cap.kernels)
+    assert sum(1 for tag, a in parsed.tags if tag == "details" and a.get("class") == "kv-kernel") == len(cap.kernels)
     highlighted = [a for tag, a in parsed.tags if tag == "div" and a.get("class") == "highlight"]
     assert len(highlighted) == len(cap.kernels)
     assert any(tag == "span" and a.get("class") == "k" for tag, a in parsed.tags)  # pygments keyword spans
@@ -135,7 +136,7 @@ def test_panel_in_chromium_selects_shows_source_and_keeps_text_as_text(tmp_path)
         page.locator(".kv-row").first.click()
         page.wait_for_selector(".kv-source.kv-highlighted")
         title = page.locator(".kv-detail-title").inner_text()
-        assert EVIL in title
+        assert EVIL in title and f"Unsupported {EVIL}" in page.locator(".kv-dynamo").inner_text()
         assert page.locator(".kv-tok-k").count() > 0
         assert page.evaluate("document.querySelectorAll('script').length") == 1
         page.locator(".kv-node[data-node='primals_1']").click()
@@ -160,3 +161,53 @@ def test_200_kernel_capture_opens_fast(tmp_path):
     print(f"200-kernel capture ({len(cap.kernels)} kernels, {len(cap.launches)} launches, {len(data) / 1e6:.1f} MB): "
           f"payload {python_s * 1e3:.0f} ms, first render {render_ms:.0f} ms")
     assert len(cap.kernels) >= 200
+
+
+def test_html_report_has_the_panels_columns_charts_and_wrapper_view():
+    cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"))
+    cap.graphs[0].launches[3].timing.pct_peak_flops = 100.0
+    markup = report(cap)
+    parsed = parse_html(markup)
+    assert all(f"<th>{h}</th>" in markup for h in ("in-graph ms", "share", "isolated ms", "achieved", "% roof"))
+    assert not any(tag in ("script", "iframe", "foreignobject") for tag, _ in parsed.tags)
+    assert sum(1 for tag, _ in parsed.tags if tag == "svg") >= 3  # roofline, bandwidth strip, legend, timeline
+    assert sum(1 for tag, a in parsed.tags if tag == "rect" and a.get("class") == "kv-span") == len(cap.launches)
+    assert "gap (between launches)" in markup and "Wrapper call():" in markup
+    percents = [float(t[:-1]) for t in parsed.text if t.endswith("%") and t[:-1].replace(".", "").isdigit()]
+    assert percents and max(percents) <= 100
+    assert "ceilings of NVIDIA H100 80GB HBM3: datasheet: NVIDIA H100 SXM5 80GB" in markup
+    anchors = {a["href"][1:] for tag, a in parsed.tags if tag == "a"}
+    ids = {a["id"] for tag, a in parsed.tags if tag == "div" and "id" in a}
+    assert anchors and anchors <= ids  # each link lands inside its kernel's <details>, which opens it
+
+
+def test_compile_story_and_dynamo_events_in_the_text_summary():
+    from kernelviz.views.text import summary
+
+    graphs = [Graph(id=f"{i}_forward", kind="forward", device="cpu", code="") for i in range(3)]
+    graphs[0].cache, graphs[0].compile_s = "compiled", 3.21
+    graphs[1].cache = graphs[2].cache = "reused"
+    cap = Capture(graphs=graphs, dynamo=[DynamoEvent("graph_break", "Unsupported: print\nmore", "m.py", 42, "f",
+                                                    "print(x)")])
+    text = summary(cap)
+    assert "compiled 1 graph in 3.21 s · 2 cached (compile 0 s: compiled before this cell)" in text
+    assert "graph break at m.py:42 `print(x)`: Unsupported: print" in text and "more" not in text
+
+
+@needs_browser
+def test_panel_fits_700_to_2000_px_and_the_column_chooser_adds_columns(tmp_path):
+    cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"))
+    with serve(panel_site(tmp_path, json.dumps(payload(cap)))) as url, chromium_page() as page:
+        for width in (700, 1000, 2000):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(f"{url}/index.html")
+            page.wait_for_selector(".kv-row")
+            wrap = page.locator(".kv-table-wrap")
+            assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), f"the table scrolls sideways at {width} px"
+            assert page.locator(".kv-roofline-flops .kv-point").count() > 0 and page.locator(".kv-span").count() > 0
+        name = page.locator(".kv-row td").nth(1)
+        assert name.get_attribute("title") == cap.launches[0].name  # the full name on hover
+        page.locator(".kv-columns summary").click()
+        page.locator("input[data-column='aten']").check()
+        assert "original ATen" in page.locator(".kv-table thead").inner_text()
+        assert page.errors == []

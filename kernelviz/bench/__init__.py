@@ -21,8 +21,10 @@ class BenchError(RuntimeError):
     """A graph could not be timed (the message says why, in one line)."""
 
 
-def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: bool = True) -> Capture:
-    """Time every graph of ``capture``; a graph that cannot be timed gets a warning saying why."""
+def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: Any = True) -> Capture:
+    """Time every graph of ``capture``; a graph that cannot be timed gets a warning saying why.
+
+    ``progress``: True for a text progress bar, False for none, or ``report(done, total, label)``."""
     from ..recorder import live_runs
 
     runs = live_runs(capture)
@@ -34,14 +36,25 @@ def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: 
     return capture
 
 
-def _progress(items: list, enabled: bool):
-    if not enabled or not items:
+def _progress(items: list, progress: Any):
+    """The graphs, reporting progress as they are timed: to ``progress(done, total, label)`` (the panel's
+    progress bar), or with a text bar on stderr (never a notebook widget, which a saved notebook would keep)."""
+    if not progress or not items:
         return items
+    if callable(progress):
+        return _reporting(items, progress)
     try:
-        from tqdm.auto import tqdm
+        from tqdm.std import tqdm
     except ImportError:
         return items
     return tqdm(items, desc="kernelviz: timing graphs", unit="graph", leave=False)
+
+
+def _reporting(items: list, report: Callable[[int, int, str], None]):
+    for i, item in enumerate(items):
+        report(i, len(items), f"timing graph {i + 1} of {len(items)} ({item.id})")
+        yield item
+    report(len(items), len(items), "timed")
 
 
 def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: int = 10) -> None:

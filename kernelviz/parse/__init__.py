@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..model import Capture, CaptureError, Graph, without_gc
 from .kernels import find_kernels
+from .logs import unwrap
 from .wrapper import read_call
 
 _AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
@@ -121,6 +122,7 @@ def _named(path: Path | None):
 
 
 def _graphs(text: str, name: str | None) -> list[Graph]:
+    text = unwrap(text) or text
     modules = split_modules(text)
     if len(modules) == 1:
         return [parse_graph(text, None if next(_aot_ids(text), None) else name)]

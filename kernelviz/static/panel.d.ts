@@ -4,13 +4,14 @@ export interface PanelHost {
   requestKernel?: (key: string) => void;
   select?: (key: string) => void;
   bench?: () => void;
-  canBench?: boolean;
   note?: string;
 }
 export interface PanelView {
   update(data: unknown): void;
   redrawDetail(): void;
   select(key: string): void;
+  setLive(live: boolean): void;
+  setProgress(progress: { done: number; total: number; label: string } | null): void;
 }
 /** The panel's data from a saved output (decodes kernelviz's compact saved form; other data as it is). */
 export function decodePayload(data: unknown): Promise<unknown>;

@@ -1,5 +1,6 @@
-"""How a capture is shown in a notebook: one MIME bundle with the live widget, the model's JSON for
-JupyterLab's renderer, a static HTML report and plain text."""
+"""How a capture is shown in a notebook: one output holding the live widget, the model's JSON for
+JupyterLab's renderer, a static HTML report and plain text, updated in place (the live widget first,
+so a large capture opens fast and a timing shows its progress in the panel)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from ..model import MIME_TYPE, Capture
 from .html import report
-from .payload import saved
+from .payload import payload, saved
 from .text import summary
 
 
@@ -37,16 +38,53 @@ def mimebundle(capture: Capture) -> dict[str, Any]:
     return bundle
 
 
-def show(capture: Capture) -> Any:
-    """Display the panel at once, then add the static parts to the same output (the display is
-    updated in place), so a large capture opens fast and the saved notebook still has everything."""
-    from IPython import get_ipython
-    from IPython.display import display
+class LiveDisplay:
+    """One notebook output for ``capture``: :meth:`open` shows the live widget, :meth:`report` shows timing
+    progress in it (a ``bench`` progress callback that opens the output first), :meth:`finish` adds the
+    saved parts. Timing from the panel's button refreshes the saved parts too."""
 
-    if getattr(get_ipython(), "kernel", None) is None:  # a terminal: no widget, no display updates
+    def __init__(self, capture: Capture) -> None:
+        self.capture, self.handle, self.widget, self.live = capture, None, None, {}
+
+    def open(self) -> None:
+        from IPython.display import display
+
+        if self.handle is None:
+            self.live, self.widget = widget_bundle(self.capture)
+            if self.widget is not None:
+                self.widget.on_timed = self.refresh
+            self.handle = display({**self.live, "text/plain": summary(self.capture)}, raw=True, display_id=True)
+
+    def report(self, done: int, total: int, label: str) -> None:
+        self.open()
+        if self.widget is not None:
+            self.widget.report(done, total, label)
+
+    def refresh(self) -> None:
+        """Put the capture as it is now (e.g. timed) in the output's saved parts."""
+        self.handle.update({**static_bundle(self.capture), **self.live}, raw=True)
+
+    def finish(self) -> Any:
+        self.open()
+        if self.widget is not None and self.widget.progress:  # opened while timing: show the timed capture
+            self.widget.progress = {}
+            self.widget.payload = payload(self.capture, per_kernel=False)
+        self.refresh()
+        return self.widget
+
+
+def in_kernel() -> bool:
+    """Whether this is a Jupyter kernel (a terminal IPython gets no widget and no display updates)."""
+    from IPython import get_ipython
+
+    return getattr(get_ipython(), "kernel", None) is not None
+
+
+def show(capture: Capture) -> Any:
+    """Display the panel of ``capture``; returns its widget (None outside a Jupyter kernel)."""
+    if not in_kernel():
+        from IPython.display import display
+
         display(static_bundle(capture), raw=True)
         return None
-    live, widget = widget_bundle(capture)
-    handle = display({**live, "text/plain": summary(capture)}, raw=True, display_id=True)
-    handle.update({**static_bundle(capture), **live}, raw=True)
-    return widget
+    return LiveDisplay(capture).finish()

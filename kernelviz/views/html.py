@@ -1,7 +1,10 @@
-"""A self-contained HTML report of a capture: inline CSS, no script, no network.
+"""A self-contained HTML report of a capture: inline CSS and SVG, no script, no network.
 
-Each section is a function returning a string; every captured string goes through ``escape``
-(pygments escapes the highlighted source), so a saved page never runs anything it shows.
+The report has the panel's parts: the header (device, versions, what the cell compiled, dynamo's events),
+and per graph its roofline and call() timeline, the launch table with the panel's columns, the wrapper's
+steps with the memory live after each, and every kernel (metadata and source) in a ``<details>`` that a
+link from its row opens. Each section is a function returning a string; every captured string goes
+through ``escape`` (pygments escapes the highlighted source), so a saved page never runs anything it shows.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from pathlib import Path
 from pygments.formatters import HtmlFormatter
 
 from ..model import Capture, Graph, Kernel, Launch
+from .charts import roofline_svg, timeline_svg
 from .highlight import language, runs
 from .memory import timeline
-from .text import headline, launch_kind, size
+from .text import compile_story, dynamo_lines, headline, launch_kind, size
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -29,27 +33,109 @@ def _num(value: float | None, digits: int) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
+def _anchor(graph: Graph, kernel: Kernel) -> str:
+    return f"kv-{escape(graph.id)}-{escape(kernel.name)}"
+
+
+def _cell(text: str, cls: str = "", title: str | None = None) -> str:
+    """A table cell; with a ``title`` (the full text) its content is clipped with an ellipsis."""
+    if title is not None:
+        return f'<td class="{cls}" title="{escape(title)}"><span class="kv-clip">{text}</span></td>'
+    return f'<td class="{cls}">{text}</td>' if cls else f"<td>{text}</td>"
+
+
+_HEAD = ("#", "launch", "kind", "in-graph ms", "share", "isolated ms", "achieved", "% roof", "bound", "bytes",
+         "original ATen", "source nodes")
+
+
+def _rate(launch: Launch) -> str:
+    t = launch.timing
+    if t is None:
+        return ""
+    if t.tflop_per_s is not None and (t.bound == "compute" or t.gb_per_s is None):
+        return f"{t.tflop_per_s:.3g} TFLOP/s"
+    if t.gb_per_s is None:
+        return ""
+    return f"{t.gb_per_s:.3g} GB/s" + (" cache-resident" if t.cache_resident else "")
+
+
+def _roof(launch: Launch) -> str:
+    """% of the roofline (as the panel's rows.js): of the peak that bounds the launch; where the bound is not
+    known, the figure says which peak it is of."""
+    t = launch.timing
+    if t is None:
+        return ""
+    if t.bound == "compute" and t.pct_peak_flops is not None:
+        pct, tag = t.pct_peak_flops, "flop"
+    elif t.pct_peak_bw is not None:
+        pct, tag = t.pct_peak_bw, "bw"
+    elif t.pct_peak_flops is not None:
+        pct, tag = t.pct_peak_flops, "flop"
+    else:
+        return ""
+    return f"{min(pct, 100.0):.1f}%" + ("" if t.bound else f" {tag}")
+
+
+def _share(share: float | None) -> str:
+    if share is None:
+        return _cell("", "kv-num")
+    pct = min(100.0, 100 * share)
+    return _cell(f'<span class="kv-bar" style="width:{pct:.1f}%"></span>{pct:.1f}%', "kv-num kv-share")
+
+
 def _row(graph: Graph, launch: Launch) -> str:
     t = launch.timing
     kernel = next((k for k in graph.kernels if k.name == launch.kernel_name), None)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
     name = escape(launch.name)
     if kernel:
-        name = f'<a href="#kv-{escape(graph.id)}-{escape(kernel.name)}">{name}</a>'
-    cells = [str(launch.index), name, escape(launch_kind(graph, launch)), escape(", ".join(launch.original_aten)),
-             escape(", ".join(launch.source_nodes)), escape(kernel.kernel_type or "") if kernel else "",
-             _num(t.in_graph_ms if t else None, 4), _num(iso, 4)]
-    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+        name = f'<a href="#{_anchor(graph, kernel)}">{name}</a>'
+    aten, nodes = ", ".join(launch.original_aten), ", ".join(launch.source_nodes)
+    return "<tr>" + "".join([
+        _cell(str(launch.index), "kv-num"), _cell(name, "kv-name", launch.name),
+        _cell(escape(launch_kind(graph, launch))), _cell(_num(t.in_graph_ms if t else None, 4), "kv-num"),
+        _share(t.share if t else None), _cell(_num(iso, 4), "kv-num"), _cell(escape(_rate(launch)), "kv-num"),
+        _cell(_roof(launch), "kv-num"), _cell(escape(t.bound or "") if t else ""),
+        _cell(size(t.bytes) if t else "", "kv-num"), _cell(escape(aten), "", aten),
+        _cell(escape(nodes), "", nodes)]) + "</tr>"
 
 
-def _launch_table(graph: Graph) -> str:
-    head = "".join(f"<th>{h}</th>" for h in ("#", "launch", "kind", "original ATen", "source nodes", "type",
-                                            "in-graph ms", "isolated ms"))
+def launch_table(graph: Graph) -> str:
+    """The launch table with the panel's columns, and the gap as its last row."""
+    head = "".join(f"<th>{h}</th>" for h in _HEAD)
     rows = "".join(_row(graph, launch) for launch in graph.launches)
+    if graph.gap_ms is not None:
+        share = graph.gap_ms / graph.gpu_busy_ms if graph.gpu_busy_ms else None
+        rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'
+                 f'{_cell(_num(graph.gap_ms, 4), "kv-num")}{_share(share)}' + "<td></td>" * 7 + "</tr>")
     return f'<table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
-def _kernel(graph: Graph, kernel: Kernel, source: bool) -> str:
+def wrapper_view(graph: Graph) -> str:
+    """call()'s steps in order (launches, allocations, reuses, frees) with the bytes live after each."""
+    memory = timeline(graph)
+    live = dict(memory.steps)
+    steps = sorted([(launch.step, launch.line, "launch", launch.name,
+                     f"reads {', '.join(launch.reads) or '-'} → writes {', '.join(launch.writes) or '-'}")
+                    for launch in graph.launches] +
+                   [(e.step, e.line, e.kind, e.buffer,
+                     f"{e.dtype or '?'}[{', '.join(e.shape or [])}] {size(e.nbytes)}" if e.kind == "alloc"
+                     else f"takes over {e.source}" if e.kind == "reuse" else "") for e in graph.memory])
+    rows, current = [], 0
+    for step, line, what, name, detail in steps:
+        current = live.get(step, current)
+        peak = ' class="kv-peak"' if step == memory.peak_step else ""
+        rows.append(f"<tr{peak}><td>{line}</td><td>{escape(what)}</td><td><code>{escape(name)}</code></td>"
+                    f"<td>{escape(detail)}</td><td>{size(current)}</td></tr>")
+    unknown = f" (+ {len(memory.unknown)} buffers of unknown size)" if memory.unknown else ""
+    return (f"<details><summary>Wrapper call(): {len(steps)} steps, peak memory of the buffers it allocates "
+            f"{size(memory.peak)}{unknown}</summary><table class=\"kv-small\"><tr><th>line</th><th>step</th>"
+            f"<th>name</th><th>detail</th><th>live</th></tr>{''.join(rows)}</table></details>")
+
+
+def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
+    """A kernel's metadata and (with ``source``) its highlighted source, in a ``<details>``; the anchor is
+    inside it, so following a link to it opens it."""
     mapping = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(v))}</td></tr>"
                       for k, v in kernel.node_mapping.items())
     fragment = "".join(
@@ -59,16 +145,16 @@ def _kernel(graph: Graph, kernel: Kernel, source: bool) -> str:
         for n in kernel.fragment if n.op != "output")
     locations = "".join(f"<li><code>{escape(loc.file)}:{loc.line}</code> <code>{escape(loc.code)}</code></li>"
                         for loc in kernel.locations)
-    return (f'<details class="kv-kernel" id="kv-{escape(graph.id)}-{escape(kernel.name)}"><summary><code>'
-            f'{escape(kernel.name)}</code> <span class="kv-badge">{escape(kernel.kind)}</span> '
-            f'{escape(", ".join(kernel.original_aten))}</summary>'
+    return (f'<details class="kv-kernel"><summary><code>{escape(kernel.name)}</code> '
+            f'<span class="kv-badge">{escape(kernel.kind)}</span> {escape(", ".join(kernel.original_aten))}</summary>'
+            f'<div id="{_anchor(graph, kernel)}">'
             f'<p>Source nodes: {escape(", ".join(kernel.source_nodes)) or "-"}</p>'
             + (f"<table class=\"kv-small\"><tr><th>source node</th><th>ATen nodes</th></tr>{mapping}</table>"
                if mapping else "")
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'
                f"<th>stride</th><th>users</th></tr>{fragment}</table>" if fragment else "")
-            + (_highlighted(kernel) if source else "") + "</details>")
+            + (_highlighted(kernel) if source else "") + "</div></details>")
 
 
 def _highlighted(kernel: Kernel) -> str:
@@ -78,13 +164,40 @@ def _highlighted(kernel: Kernel) -> str:
     return f'<div class="highlight"><pre>{spans}</pre></div>'
 
 
-def _graph(graph: Graph, sources: bool) -> str:
+def _timed(graph: Graph) -> str:
+    if not graph.timed_on:
+        return ""
+    clock = "call() wall time" if graph.device == "cpu" else "GPU busy"
+    parts = [f"timed on {graph.timed_on}"]
+    parts += [f"{clock} {graph.gpu_busy_ms:.4f} ms"] if graph.gpu_busy_ms is not None else []
+    parts += [f"gap {graph.gap_ms:.4f} ms"] if graph.gap_ms is not None else []
+    parts += [f"as a CUDA graph {graph.cudagraph_ms:.4f} ms"] if graph.cudagraph_ms is not None else []
+    return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
+
+
+def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> str:
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
+    charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph)
+    caller = (f"<p>Ran from <code>{escape(graph.caller.file)}:{graph.caller.line}</code> "
+              f"<code>{escape(graph.caller.code)}</code></p>" if graph.caller else "")
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{len(graph.launches)} launches, peak memory {size(memory.peak)})</small></h3>"
-            + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "")
-            + _launch_table(graph) + "".join(_kernel(graph, k, sources) for k in graph.kernels))
+            + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
+            + (f'<div class="kv-charts">{charts}</div>' if charts else "")
+            + launch_table(graph) + wrapper_view(graph)
+            + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
+
+
+def header(capture: Capture) -> str:
+    """Device and versions, what the capture compiled, dynamo's events and the capture's warnings."""
+    story = compile_story(capture)
+    events = "".join(f"<li>{escape(line)}</li>" for line in dynamo_lines(capture))
+    warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
+    return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
+            + (f"<p>{escape(story)}</p>" if story else "")
+            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "")
+            + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 
 _NO_SOURCES = ("Kernel sources are not in this static view: the kernelviz panel (JupyterLab or Notebook 7 with "
@@ -94,13 +207,10 @@ _NO_SOURCES = ("Kernel sources are not in this static view: the kernelviz panel 
 
 def report(capture: Capture, *, sources: bool = True) -> str:
     """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the
-    kernels' source code is left out (a compact report)."""
-    warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
-    return (f'<div class="kv-report"><style>{_css()}</style><p><b>kernelviz</b> · '
-            f"{escape(headline(capture).removeprefix('kernelviz: '))}</p>"
-            + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "")
-            + ("" if sources else f"<p>{_NO_SOURCES}</p>")
-            + "".join(_graph(g, sources) for g in capture.graphs) + "</div>")
+    kernels' source code is left out (a compact report), and it says where they are."""
+    return (f'<div class="kv-report"><style>{_css()}</style>{header(capture)}'
+            + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
+            + "".join(graph_section(capture, g, sources=sources) for g in capture.graphs) + "</div>")
 
 
 def page(capture: Capture) -> str:

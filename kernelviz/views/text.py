@@ -27,7 +27,7 @@ def size(nbytes: int | None) -> str:
 
 
 def headline(capture: Capture) -> str:
-    """One line: graphs by kind, kernels by kind, extern calls."""
+    """One line: graphs by kind, kernels by kind, extern calls, device and versions."""
     graphs = Counter(g.kind for g in capture.graphs)
     kernels = Counter(k.kind for k in capture.kernels)
     externs = sum(1 for launch in capture.launches if launch.kernel_name is None)
@@ -36,15 +36,55 @@ def headline(capture: Capture) -> str:
              f"{len(capture.kernels)} kernel{'s' * (len(capture.kernels) != 1)}"
              + (" (" + ", ".join(f"{n} {k}" for k, n in kernels.items()) + ")" if kernels else ""),
              f"{externs} extern call{'s' * (externs != 1)}"]
-    compile_s = sum(g.compile_s or 0 for g in capture.graphs)
-    if compile_s:
-        parts.append(f"compiled in {compile_s:.2f} s")
+    devices = ", ".join(dict.fromkeys(g.device for g in capture.graphs))
+    if devices:
+        parts.append(f"{devices} ({capture.device_name})" if capture.device_name else devices)
+    parts += [f"{name} {version}" for name, version in (("torch", capture.torch_version),
+                                                         ("triton", capture.triton_version)) if version]
     return "kernelviz: " + ", ".join(parts)
+
+
+def compile_story(capture: Capture) -> str:
+    """What the capture compiled and how long it took: graphs compiled before it (re-runs) take 0 s, "cached"."""
+    def seconds(graphs: list[Graph]) -> float:
+        return sum(g.compile_s or 0 for g in graphs)
+
+    by = {c: [g for g in capture.graphs if g.cache == c] for c in ("compiled", "fx_cache_hit", "reused")}
+    unknown = [g for g in capture.graphs if not g.cache and g.compile_s]
+    parts = []
+    if by["compiled"]:
+        n = len(by["compiled"])
+        parts.append(f"compiled {n} graph{'s' * (n != 1)} in {seconds(by['compiled']):.2f} s")
+    if by["fx_cache_hit"]:
+        n = len(by["fx_cache_hit"])
+        parts.append(f"{n} graph{'s' * (n != 1)} from Inductor's FX graph cache in {seconds(by['fx_cache_hit']):.2f} s")
+    if by["reused"]:
+        parts.append(f"{len(by['reused'])} cached (compile 0 s: compiled before this cell)")
+    if unknown:
+        parts.append(f"compile {seconds(unknown):.2f} s")
+    return " · ".join(parts)
+
+
+EVENT_LABELS = {"graph_break": "graph break", "recompile": "recompile", "skip": "skipped frame"}
+
+
+def dynamo_lines(capture: Capture) -> list[str]:
+    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line, dynamo's reason."""
+    lines = []
+    for event in capture.dynamo:
+        where = f" at {event.file}:{event.line}" if event.file else ""
+        code = f" `{event.code}`" if event.code else ""
+        reason = (event.reason or "").strip().splitlines()
+        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {reason[0] if reason else ''}")
+    return lines
 
 
 def summary(capture: Capture, width: int = 110) -> str:
     """Graphs, then each graph's launches in call() order with kind and ATen ops."""
     lines = [headline(capture)]
+    story = compile_story(capture)
+    lines += [f"  {story}"] if story else []
+    lines += [f"  {line}" for line in dynamo_lines(capture)]
     lines += [f"  warning: {w}" for w in capture.warnings]
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
@@ -54,8 +94,12 @@ def summary(capture: Capture, width: int = 110) -> str:
             aten = ", ".join(launch.original_aten) or "-"
             timing = ""
             if launch.timing and launch.timing.in_graph_ms is not None:
-                timing = f" {launch.timing.in_graph_ms:9.4f} ms"
+                t = launch.timing
+                share = f" {100 * t.share:5.1f}%" if t.share is not None else ""
+                timing = f" {t.in_graph_ms:9.4f} ms{share} {t.bound or '':<8}"
             name = launch.name if len(launch.name) <= 52 else launch.name[:51] + "…"
             row = f"  {launch.index:>3}  {name:<52} {launch_kind(graph, launch):<15}{timing}  {aten}"
             lines.append(row if len(row) <= width else row[: width - 1] + "…")
+        if graph.gap_ms is not None:
+            lines.append(f"  {'':>3}  {'gap (between launches)':<52} {'':<15} {graph.gap_ms:9.4f} ms")
     return "\n".join(lines)

@@ -1,10 +1,12 @@
 """The live panel: an anywidget whose front end is ``static/panel.js`` (also used by the JupyterLab
-renderer of saved notebooks). Python syncs the capture and the selection, answers the view's
-requests for a kernel's tokens, and runs the timing when the "Time kernels" button asks."""
+renderer of saved notebooks). Python syncs the capture, the selection and the progress of a timing,
+answers the view's "hello" (which makes the panel live) and its requests for a kernel's tokens, and runs
+the timing when the "Time kernels" button asks."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anywidget
 import traitlets
@@ -22,16 +24,20 @@ class CaptureWidget(anywidget.AnyWidget):
     _css = STATIC / "panel.css"
     payload = traitlets.Dict().tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)  # "graph/launch index" of the selected row
+    progress = traitlets.Dict().tag(sync=True)  # {"done", "total", "label"} while timing, else empty
 
     def __init__(self, capture: Capture, **kwargs):
         super().__init__(payload=payload(capture, per_kernel=False), **kwargs)
         self.capture = capture
+        self.on_timed: Any = None  # called after the button's timing (the display refreshes its saved parts)
         self.on_msg(self._on_message)
 
     def _on_message(self, _widget, content, _buffers) -> None:
         if not isinstance(content, dict):
             return
-        if content.get("type") == "kernel":
+        if content.get("type") == "hello":
+            self.send({"type": "hello"})
+        elif content.get("type") == "kernel":
             key = str(content.get("key", ""))
             try:
                 self.send({"type": "kernel", "key": key, **kernel_view(self.capture, key)})
@@ -40,10 +46,19 @@ class CaptureWidget(anywidget.AnyWidget):
         elif content.get("type") == "bench":
             self.time_kernels()
 
+    def report(self, done: int, total: int, label: str) -> None:
+        """Show timing progress in the panel (``bench``'s ``progress`` callback)."""
+        self.progress = {"done": done, "total": total, "label": label}
+
     def time_kernels(self) -> None:
-        """Time every graph (progress shown by the timer) and refresh the panel."""
-        self.capture.bench()
-        self.payload = payload(self.capture, per_kernel=False)
+        """Time every graph, with progress in the panel, and refresh it."""
+        try:
+            self.capture.bench(progress=self.report)
+        finally:
+            self.progress = {}
+            self.payload = payload(self.capture, per_kernel=False)
+        if self.on_timed is not None:
+            self.on_timed()
 
     @property
     def selected_launch(self):

@@ -1,49 +1,99 @@
-// The "Kernel" tab: the selected launch's timing facts, metadata and source.
+// The "Kernel" tab: the selected launch in full (its name, every number the table shows and the columns
+// it hides), its metadata and its source. Clicking a fragment node lights its lines and scrolls the source
+// pane to the first; clicking a line lights its nodes; neither redraws the tab.
 import { h } from "./dom.js";
-import { fmt, fmtBytes } from "./format.js";
+import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
 import { metaView } from "./fragment.js";
-import { sourceView } from "./source.js";
+import { scrollPaneTo, sourceView } from "./source.js";
 
-function timingFacts(launch) {
-  const t = launch.timing;
-  if (!t) return [];
-  const out = [h("div", { class: "kv-facts" },
-    `in-graph ${fmt(t.in_graph_ms, 4)} ms (${t.unit === "cpu" ? "CPU wall clock" : "GPU device time"})`,
-    t.share != null ? ` · ${(100 * t.share).toFixed(1)}% of the graph` : "",
-    t.bytes ? ` · ${fmtBytes(t.bytes)}` : "", t.gb_per_s ? ` · ${fmt(t.gb_per_s, 1)} GB/s` : "",
-    t.pct_peak_bw != null ? ` (${fmt(t.pct_peak_bw, 1)}% of peak)` : "",
-    t.tflop_per_s ? ` · ${fmt(t.tflop_per_s, 2)} TFLOP/s` : "",
-    t.pct_peak_flops != null ? ` (${fmt(t.pct_peak_flops, 1)}% of peak)` : "")];
-  if (t.device_kernels && t.device_kernels.length)
-    out.push(h("div", { class: "kv-facts" }, "device kernels: " + t.device_kernels.join(", ")));
-  return out;
+function fact(label, value, title) {
+  return value === "" || value === null || value === undefined ? null
+    : h("div", { class: "kv-fact", title: title || "" }, h("span", { class: "kv-fact-label" }, label), h("span", {}, value));
 }
 
-function kernelFacts(kernel, launch) {
-  const kt = kernel.timing, t = launch.timing;
-  if (!kt) return [];
-  const iso = kt.isolated_ms != null ? `isolated ${fmt(kt.isolated_ms, 4)} ms` : `isolated: ${kt.error || "not timed"}`;
-  const cfg = kt.config ? " · " + Object.entries(kt.config).map(([k, v]) => `${k}=${v}`).join(" ") : "";
-  const bin = kt.num_regs != null ? ` · ${kt.num_regs} regs, ${kt.num_spills} spills, ${kt.shared_bytes} B shared` : "";
-  const out = [h("div", { class: "kv-facts" }, iso + cfg + bin)];
-  if (t && t.in_graph_ms != null && kt.isolated_ms != null && Math.abs(kt.isolated_ms - t.in_graph_ms) > 0.2 * kt.isolated_ms)
-    out.push(h("div", { class: "kv-note" }, "In-graph and isolated times differ: in the graph, inputs may still be in L2 (isolated runs start with a flushed L2)."));
-  return out;
+function pct(p, of) {
+  return p == null ? null : `${fmtPct(p)}% of the ${of}`;
 }
 
-/** The detail of one row (see rows.js) of graph `g`. */
-export function kernelTab(ctx, g, row) {
+function launchFacts(row, graph) {
+  const t = row.launch.timing || {};
+  const kt = (row.kernel && row.kernel.timing) || {};
+  const clock = t.unit === "cpu" ? "CPU wall clock" : "GPU device time";
+  return h("div", { class: "kv-facts-grid" },
+    fact("in-graph", t.in_graph_ms != null ? `${fmtMs(t.in_graph_ms)} ms (${clock})` : "",
+      graph.timed_on ? `timed on ${graph.timed_on}` : ""),
+    fact("share", t.share != null ? `${(100 * t.share).toFixed(1)}% of the graph` : ""),
+    fact("isolated", kt.isolated_ms != null ? `${fmtMs(kt.isolated_ms)} ms` : kt.error ? `not timed: ${kt.error}` : ""),
+    fact("flushed", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (L2 flushed: the % figures use it)` : ""),
+    fact("achieved", [t.gb_per_s != null ? fmtRate(t.gb_per_s, "GB/s") : "", t.tflop_per_s != null ? fmtRate(t.tflop_per_s, "TFLOP/s") : ""]
+      .filter(Boolean).join(" · ") + (t.cache_resident ? " (cache-resident: above the DRAM peak, inputs in L2)" : "")),
+    fact("% of peak", [pct(t.pct_peak_bw, "DRAM peak"), pct(t.pct_peak_flops, `${t.dtype || ""} compute peak`)]
+      .filter(Boolean).join(" · ")),
+    fact("bound", t.bound || ""),
+    fact("bytes", t.bytes != null ? fmtBytes(t.bytes) + (t.bytes_estimate != null || t.bytes_args != null
+      ? ` (Inductor's estimate ${fmtBytes(t.bytes_estimate) || "-"}, arguments ${fmtBytes(t.bytes_args) || "-"})` : "") : ""),
+    fact("FLOPs", t.flops != null ? t.flops.toExponential(3) + (t.dtype ? ` (${t.dtype})` : "") : ""),
+    fact("binary", kt.num_regs != null ? `${kt.num_regs} registers, ${kt.num_spills} spills, ${kt.shared_bytes} B shared` : ""),
+    fact("config", kt.config ? Object.entries(kt.config).map(([k, v]) => `${k}=${v}`).join(" ") : ""),
+    fact("device kernels", (t.device_kernels || []).join(", ")),
+    fact("original ATen", row.aten), fact("source nodes", row.nodes), fact("type", row.type),
+    fact("ld/st/red", row.lsr, "loads, stores and reductions (Inductor's count)"),
+    t.error ? fact("timing", t.error) : null);
+}
+
+function differenceNote(row) {
+  const t = row.launch.timing, kt = row.kernel && row.kernel.timing;
+  if (!t || !kt || t.in_graph_ms == null || kt.isolated_ms == null) return null;
+  if (Math.abs(kt.isolated_ms - t.in_graph_ms) <= 0.2 * kt.isolated_ms) return null;
+  return h("div", { class: "kv-note" }, "In-graph and isolated times differ: in the graph, inputs may still be in L2 " +
+    "(isolated runs start with a flushed L2).");
+}
+
+/** Light the lines of the selected node, or the nodes of the selected line, in place. */
+function light(box, links, state) {
+  const lines = new Set(state.node && links[state.node] ? links[state.node] : []);
+  const nodes = new Set();
+  if (state.line) for (const [node, ls] of Object.entries(links)) if (ls.includes(state.line)) nodes.add(node);
+  box.querySelectorAll(".kv-line").forEach((el) => {
+    const n = Number(el.dataset.line);
+    el.classList.toggle("kv-lit", lines.has(n));
+    el.classList.toggle("kv-current", state.line === n);
+  });
+  box.querySelectorAll(".kv-node").forEach((el) => {
+    el.classList.toggle("kv-selected", state.node === el.dataset.node);
+    el.classList.toggle("kv-lit", nodes.has(el.dataset.node));
+  });
+}
+
+/** The Kernel tab of `ctx.row` (see panel.js, tabContext). */
+export function kernelTab(ctx) {
+  const { row, state } = ctx;
+  const graph = ctx.cap.graphs[ctx.graph];
   const { launch, kernel } = row;
-  const out = [h("div", { class: "kv-detail-title" }, row.name, h("span", { class: "kv-badge" }, row.kind),
-    row.type ? h("span", { class: "kv-badge" }, row.type) : null), ...timingFacts(launch)];
+  const box = h("div", { class: "kv-kernel-tab" },
+    h("div", { class: "kv-detail-title" }, row.name, h("span", { class: "kv-badge" }, row.kind),
+      row.type ? h("span", { class: "kv-badge" }, row.type) : null),
+    launchFacts(row, graph), differenceNote(row),
+    row.note ? h("div", { class: "kv-note" }, row.note) : null);
   if (!kernel) {
-    out.push(h("pre", { class: "kv-call" }, launch.text));
-    out.push(h("div", { class: "kv-facts" }, `reads ${launch.reads.join(", ") || "-"} · writes ${launch.writes.join(", ") || "-"}`));
-    return out;
+    box.append(h("pre", { class: "kv-call" }, launch.text),
+      h("div", { class: "kv-facts" }, `reads ${launch.reads.join(", ") || "-"} · writes ${launch.writes.join(", ") || "-"}`));
+    return [box];
   }
-  out.push(...kernelFacts(kernel, launch));
-  const { tokens, links } = ctx.kernelData(`${g}/${kernel.name}`);
-  out.push(metaView(kernel, links, ctx.state, ctx.selectNode));
-  out.push(sourceView(kernel, tokens, links, ctx.state, ctx.selectLine));
-  return out;
+  const { tokens, links } = ctx.kernelData(`${ctx.graph}/${kernel.name}`);
+  const selectNode = (name) => {
+    state.node = state.node === name ? null : name; state.line = null;
+    light(box, links, state);
+    const first = state.node && links[state.node] ? Math.min(...links[state.node]) : null;
+    if (first) scrollPaneTo(source, source.querySelector(`.kv-line[data-line="${first}"]`));
+  };
+  const selectLine = (n) => {
+    state.line = state.line === n ? null : n; state.node = null;
+    light(box, links, state);
+  };
+  const source = sourceView(kernel.source, tokens, selectLine);
+  box.append(metaView(kernel, links, selectNode, graph.caller), source);
+  light(box, links, state);
+  return [box];
 }
+

@@ -1,4 +1,4 @@
-// Numbers for people.
+// Numbers for people. A percentage is never shown above 100.
 
 export function fmtBytes(n) {
   if (n === null || n === undefined) return "";
@@ -11,3 +11,22 @@ export function fmtBytes(n) {
 export function fmt(x, digits) {
   return x === null || x === undefined ? "" : Number(x).toFixed(digits);
 }
+
+/** Milliseconds with 3 significant digits past the point where it matters (0.0123, 1.23, 123). */
+export function fmtMs(ms) {
+  if (ms === null || ms === undefined) return "";
+  return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4);
+}
+
+/** A percentage, capped at 100 (a value above is shown as "100" and flagged by the caller's title). */
+export function fmtPct(p) {
+  if (p === null || p === undefined) return "";
+  return p >= 99.95 ? "100" : p >= 10 ? p.toFixed(0) : p.toFixed(1);
+}
+
+export function fmtRate(value, unit) {
+  if (value === null || value === undefined) return "";
+  return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${unit}`;
+}
+
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;

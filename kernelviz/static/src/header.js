@@ -1,23 +1,67 @@
-// The panel's one-line header: graphs, kernels, extern calls, device, versions, compile time.
+// The panel's header: what was captured (graphs, kernels, device, versions), then the story of the cell:
+// what it compiled and how long that took (0 s, "cached", for graphs compiled before), and dynamo's graph
+// breaks, recompiles and skipped frames with dynamo's own reasons.
+import { h } from "./dom.js";
+import { plural } from "./format.js";
+
+function counts(items, key) {
+  const m = new Map();
+  for (const it of items) m.set(it[key], (m.get(it[key]) || 0) + 1);
+  return [...m].map(([k, n]) => `${n} ${k}`).join(", ");
+}
 
 export function headline(cap) {
-  const count = (items, key) => {
-    const m = new Map();
-    for (const it of items) m.set(it[key], (m.get(it[key]) || 0) + 1);
-    return [...m].map(([k, n]) => `${n} ${k}`).join(", ");
-  };
   const kernels = cap.graphs.flatMap((g) => g.kernels);
-  const externs = cap.graphs.flatMap((g) => g.launches).filter((l) => !l.kernel_name).length;
+  const externs = cap.graphs.reduce((s, g) => s + g.launches.filter((l) => !l.kernel_name).length, 0);
   const parts = [
-    `${cap.graphs.length} graph${cap.graphs.length === 1 ? "" : "s"}` + (cap.graphs.length ? ` (${count(cap.graphs, "kind")})` : ""),
-    `${kernels.length} kernel${kernels.length === 1 ? "" : "s"}` + (kernels.length ? ` (${count(kernels, "kind")})` : ""),
-    `${externs} extern call${externs === 1 ? "" : "s"}`,
+    plural(cap.graphs.length, "graph") + (cap.graphs.length ? ` (${counts(cap.graphs, "kind")})` : ""),
+    plural(kernels.length, "kernel") + (kernels.length ? ` (${counts(kernels, "kind")})` : ""),
+    plural(externs, "extern call"),
   ];
   const devices = [...new Set(cap.graphs.map((g) => g.device))].join(", ");
   if (devices) parts.push(cap.device_name ? `${devices} (${cap.device_name})` : devices);
   if (cap.torch_version) parts.push(`torch ${cap.torch_version}`);
   if (cap.triton_version) parts.push(`triton ${cap.triton_version}`);
-  const compile = cap.graphs.reduce((s, g) => s + (g.compile_s || 0), 0);
-  if (compile) parts.push(`compile ${compile.toFixed(2)} s`);
   return parts.join(" · ");
+}
+
+/** What the cell compiled: "compiled 2 graphs in 3.21 s · 1 cached (0 s)", from Graph.cache and compile_s. */
+export function compileStory(graphs) {
+  const by = (c) => graphs.filter((g) => g.cache === c);
+  const seconds = (gs) => gs.reduce((s, g) => s + (g.compile_s || 0), 0);
+  const parts = [];
+  const compiled = by("compiled"), hits = by("fx_cache_hit"), reused = by("reused");
+  const unknown = graphs.filter((g) => !g.cache && g.compile_s);
+  if (compiled.length) parts.push(`compiled ${plural(compiled.length, "graph")} in ${seconds(compiled).toFixed(2)} s`);
+  if (hits.length) parts.push(`${plural(hits.length, "graph")} from Inductor's FX graph cache in ${seconds(hits).toFixed(2)} s`);
+  if (reused.length) parts.push(`${reused.length} cached (compile 0 s: compiled before this cell)`);
+  if (unknown.length) parts.push(`compile ${seconds(unknown).toFixed(2)} s`);
+  return parts.join(" · ");
+}
+
+const EVENT_LABEL = { graph_break: "graph break", recompile: "recompile", skip: "skipped frame" };
+
+/** Dynamo's events as a list: kind, where, the user's line, and dynamo's reason (first line; all on hover). */
+export function dynamoEvents(events) {
+  if (!events || !events.length) return null;
+  return h("ul", { class: "kv-dynamo" }, ...events.map((e) => {
+    const reason = (e.reason || "").trim();
+    return h("li", { class: `kv-dynamo-${e.kind}` },
+      h("span", { class: "kv-badge" }, EVENT_LABEL[e.kind] || e.kind),
+      e.file ? h("span", { class: "kv-mono" }, ` ${e.file}:${e.line ?? "?"}`) : null,
+      e.code ? h("span", { class: "kv-mono kv-code-line" }, `  ${e.code}`) : null,
+      h("span", { class: "kv-reason", title: reason }, ` ${reason.split("\n")[0]}`));
+  }));
+}
+
+export function headerView(cap) {
+  const story = compileStory(cap.graphs);
+  const breaks = (cap.dynamo || []).filter((e) => e.kind === "graph_break").length;
+  const recompiles = (cap.dynamo || []).filter((e) => e.kind === "recompile").length;
+  const summary = [story, breaks ? plural(breaks, "graph break") : "", recompiles ? plural(recompiles, "recompile") : ""]
+    .filter(Boolean).join(" · ");
+  return h("div", { class: "kv-header" },
+    h("div", {}, h("b", {}, "kernelviz"), " · ", headline(cap)),
+    summary ? h("div", { class: "kv-story" }, summary) : null,
+    dynamoEvents(cap.dynamo));
 }

@@ -1,22 +1,28 @@
-// renderCapture: the panel's state and layout (header, toolbar, launch table, tabs).
+// renderCapture: the panel's state and layout: header, toolbar, charts, launch table, tabs.
+import { markSelected, chartsView } from "./charts.js";
+import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
-import { fmt } from "./format.js";
-import { headline } from "./header.js";
-import { launchRows } from "./rows.js";
-import { fillTable, visibleRows } from "./table.js";
+import { fmtMs } from "./format.js";
+import { headerView } from "./header.js";
+import { isTimed, launchRows } from "./rows.js";
+import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
 import { TABS } from "./views.js";
 
 /**
- * Render a capture into `el`. `host` (optional) connects the live widget:
- *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(), canBench, note.
- * Returns { update(data), redrawDetail(), select(key) }.
+ * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects a live kernel:
+ *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(),
+ *   note (a line shown where no kernel can time the capture).
+ * Returns { update(data), redrawDetail(), select(key), setLive(bool), setProgress({done, total, label} | null) }.
  */
 export function renderCapture(el, data, host = {}) {
+  if (isDiff(data)) return renderDiff(el, data, host);
   const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: TABS[0].id,
-    node: null, line: null };
+    node: null, line: null, columns: new Set(COLUMNS.filter((c) => c.show).map((c) => c.key)),
+    live: false, progress: null };
   let cap = data;
   const root = h("div", { class: "kv-panel" });
   el.replaceChildren(root);
+  let table = null;
 
   // Tokens and links of a kernel: in the saved data, or asked of the live widget once.
   const kernelData = (key) => {
@@ -28,47 +34,90 @@ export function renderCapture(el, data, host = {}) {
     return { tokens: null, links: {} };
   };
 
+  function graphSelect() {
+    if (cap.graphs.length < 2) return null;
+    const select = h("select", { class: "kv-graph", onchange: (e) => {
+      state.graph = Number(e.target.value); state.selected = null; draw(); } },
+      ...cap.graphs.map((gr, i) => h("option", { value: String(i) }, `${gr.id} (${gr.kind}, ${gr.launches.length} launches)`)));
+    select.value = String(state.graph);
+    return select;
+  }
+
+  function kindSelect(graph) {
+    const kinds = graph ? [...new Set(launchRows(graph).map((r) => r.kind))] : [];
+    const select = h("select", { class: "kv-kind", onchange: (e) => { state.kind = e.target.value; drawTable(); } },
+      h("option", { value: "" }, "all kinds"), ...kinds.map((k) => h("option", { value: k }, k)));
+    select.value = state.kind;
+    return select;
+  }
+
+  /** Time kernels (live), progress while timing, or what the saved view says instead. */
+  function timingControl(graph) {
+    if (state.progress) {
+      const p = state.progress;
+      return h("span", { class: "kv-progress" }, h("progress", { max: String(p.total || 1), value: String(p.done || 0) }),
+        ` ${p.label || "timing"}`);
+    }
+    if (state.live && host.bench) {
+      return h("button", { class: "kv-bench", onclick: () => { state.progress = { done: 0, total: 1, label: "starting" };
+        drawToolbar(); host.bench(); } }, graph && isTimed(graph) ? "Time again" : "Time kernels");
+    }
+    return host.note && graph && !isTimed(graph) ? h("span", { class: "kv-hint" }, host.note) : null;
+  }
+
+  function timedNote(graph) {
+    if (!graph || !graph.timed_on) return null;
+    const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+    const cuda = graph.cudagraph_ms != null ? ` · as a CUDA graph ${fmtMs(graph.cudagraph_ms)} ms` : "";
+    return h("span", { class: "kv-hint" + (graph.timed_on === "user tensors" ? "" : " kv-warn") },
+      `timed on ${graph.timed_on}${busy}${cuda}`);
+  }
+
+  function drawToolbar() {
+    const graph = cap.graphs[state.graph];
+    root.querySelector(".kv-toolbar").replaceChildren(...[graphSelect(), h("input", {
+      class: "kv-filter", type: "search", placeholder: "filter by name, op, node", value: state.filter,
+      oninput: (e) => { state.filter = e.target.value; drawTable(); } }), kindSelect(graph),
+    columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); }),
+    timingControl(graph), timedNote(graph)].filter(Boolean));
+  }
+
   function draw() {
     const graph = cap.graphs[state.graph];
     const warnings = [...(cap.warnings || []), ...(graph ? graph.warnings : [])];
-    const graphSelect = cap.graphs.length > 1 ? h("select", { class: "kv-graph", onchange: (e) => {
-      state.graph = Number(e.target.value); state.selected = null; draw(); } },
-      ...cap.graphs.map((gr, i) => { const o = h("option", { value: String(i) }, `${gr.id} (${gr.kind}, ${gr.launches.length} launches)`);
-        if (i === state.graph) o.selected = true; return o; })) : null;
-    const kinds = graph ? [...new Set(launchRows(graph).map((r) => r.kind))] : [];
-    const kindSelect = h("select", { class: "kv-kind", onchange: (e) => { state.kind = e.target.value; drawTable(); } },
-      h("option", { value: "" }, "all kinds"), ...kinds.map((k) => { const o = h("option", { value: k }, k);
-        if (k === state.kind) o.selected = true; return o; }));
-    const filter = h("input", { class: "kv-filter", type: "search", placeholder: "filter by name, op, node",
-      value: state.filter, oninput: (e) => { state.filter = e.target.value; drawTable(); } });
-    const bench = host.canBench ? h("button", { class: "kv-bench", onclick: () => host.bench() }, "Time kernels")
-      : host.note ? h("span", { class: "kv-hint" }, host.note) : null;
-    const timed = graph && graph.timed_on ? h("span", { class: "kv-hint" },
-      ` timed on ${graph.timed_on}` + (graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmt(graph.gpu_busy_ms, 4)} ms` : "")) : null;
+    const wrap = h("div", { class: "kv-table-wrap" });
     root.replaceChildren(...[
-      h("div", { class: "kv-header" }, h("b", {}, "kernelviz"), " · ", headline(cap)),
+      headerView(cap),
       warnings.length ? h("ul", { class: "kv-warnings" }, ...warnings.map((w) => h("li", {}, w))) : null,
-      h("div", { class: "kv-toolbar" }, graphSelect, filter, kindSelect, bench, timed),
-      h("div", { class: "kv-table-wrap" }, h("table", { class: "kv-table" }, h("thead"), h("tbody"))),
+      h("div", { class: "kv-toolbar" }),
+      graph ? chartsView(cap, state.graph, launchRows(graph), select) : null,
+      wrap,
       h("div", { class: "kv-tabs" }, ...TABS.map((tab) => h("button", {
-        class: "kv-tab" + (state.tab === tab.id ? " kv-active" : ""), onclick: () => { state.tab = tab.id; draw(); } }, tab.label))),
+        class: "kv-tab" + (state.tab === tab.id ? " kv-active" : ""), "data-tab": tab.id,
+        onclick: () => { state.tab = tab.id; markTabs(); drawDetail(); } }, tab.label))),
       h("div", { class: "kv-detail" })].filter(Boolean));
+    table = launchTable(wrap, state, {
+      onSort: (key) => { state.desc = state.sort === key ? !state.desc : key !== "index" && key !== "name";
+        state.sort = key; drawTable(); },
+      onSelect: select,
+    });
+    drawToolbar();
     drawTable();
     drawDetail();
+    if (state.selected) markSelected(root, state.selected);
   }
 
   function drawTable() {
     const graph = cap.graphs[state.graph];
     const rows = graph ? visibleRows(launchRows(graph), state) : [];
-    fillTable(root.querySelector(".kv-table"), rows, state, {
-      onSort: (key) => { state.desc = state.sort === key ? !state.desc : key !== "index" && key !== "name";
-        state.sort = key; drawTable(); },
-      onSelect: select,
-    });
+    const busy = graph && graph.gpu_busy_ms;
+    const gap = graph && graph.gap_ms != null && !state.filter && !state.kind
+      ? { ms: graph.gap_ms, share: busy ? graph.gap_ms / busy : null } : null;
+    table.show(rows, state.graph, gap);
   }
 
-  /** What a tab's render gets: the capture, the graph index, the selected row (or null), the state,
-   * kernelData(key), and the actions selectNode(name) and selectLine(n). */
+  /** What a tab's render gets: the capture, the graph index, the selected row (or null), the state
+   * (node and line selected in the Kernel tab), and kernelData(key). */
   function tabContext() {
     let g = state.graph, row = null;
     if (state.selected) {
@@ -76,11 +125,7 @@ export function renderCapture(el, data, host = {}) {
       g = sg;
       row = (cap.graphs[sg] && launchRows(cap.graphs[sg])[i]) || null;
     }
-    return {
-      cap, graph: g, row, state, kernelData,
-      selectNode: (name) => { state.node = state.node === name ? null : name; state.line = null; drawDetail(); },
-      selectLine: (n) => { state.line = state.line === n ? null : n; state.node = null; drawDetail(); },
-    };
+    return { cap, graph: g, row, state, kernelData };
   }
 
   function drawDetail() {
@@ -89,18 +134,26 @@ export function renderCapture(el, data, host = {}) {
     box.replaceChildren(...(cap.graphs[state.graph] ? tab.render(tabContext()) : []));
   }
 
+  function markTabs() {
+    root.querySelectorAll(".kv-tab").forEach((b) => b.classList.toggle("kv-active", b.dataset.tab === state.tab));
+  }
+
   function select(key) {
     state.selected = key; state.node = null; state.line = null; state.tab = TABS[0].id;
     if (host.select) host.select(key);
-    root.querySelectorAll(".kv-tab").forEach((b, i) => b.classList.toggle("kv-active", i === 0));
-    root.querySelectorAll(".kv-row").forEach((r) => r.classList.toggle("kv-selected", r.dataset.key === key));
+    markTabs();
+    table.select(key);
+    table.reveal(key);
+    markSelected(root, key);
     drawDetail();
   }
 
   draw();
   return {
-    update(next) { cap = next; if (state.graph >= cap.graphs.length) state.graph = 0; draw(); },
+    update(next) { cap = next; if (state.graph >= cap.graphs.length) state.graph = 0; state.progress = null; draw(); },
     redrawDetail: drawDetail,
     select,
+    setLive(live) { state.live = live; root.classList.toggle("kv-live", live); drawToolbar(); },
+    setProgress(p) { state.progress = p && p.total ? p : null; drawToolbar(); },
   };
 }

@@ -1,25 +1,64 @@
-// The launches of a graph's call() as table rows (plain data, no DOM).
+// The launches of a graph's call() as table rows (plain data, no DOM), made once per graph.
+// Timing fields are read as the model has them (kernelviz.model.LaunchTiming); nothing is recomputed.
 
-export function kindOf(graph, launch) {
+const CACHE = new WeakMap();
+
+/** Kind shown for a launch: its kernel's kind, or "extern" for an extern call. */
+export function kindOf(kernel, launch) {
   if (!launch.kernel_name) return "extern";
-  const k = graph.kernels.find((k) => k.name === launch.kernel_name);
-  return k ? k.kind : "kernel";
+  return kernel ? kernel.kind : "kernel";
 }
 
-/** One table row of data per launch of call(), in order. */
+/** The name split for display: a head that may be cut with an ellipsis and a tail that is always
+ * shown (the kernel's number, or an extern call's function). */
+export function nameParts(name) {
+  const m = /^(.*?)((?:_\d+)|(?:\.[^.]+))$/.exec(name);
+  return m && m[1] ? [m[1], m[2]] : [name, ""];
+}
+
+/** The launch's rate: GB/s where bandwidth bounds it or no FLOPs are known, else TFLOP/s. */
+function rate(t) {
+  const flops = t.tflop_per_s != null && (t.bound === "compute" || t.gb_per_s == null);
+  if (flops) return { value: t.tflop_per_s, unit: "TFLOP/s" };
+  if (t.gb_per_s != null) return { value: t.gb_per_s, unit: "GB/s" };
+  return null;
+}
+
+/** % of the roofline: of the compute peak for a compute-bound launch, else of the DRAM peak (both from
+ * L2-flushed times, never above 100 in the model). Where the bound is not known the figure says which peak
+ * it is of ("bw" or "flop"): it is not the roofline's. */
+function roofline(t) {
+  const flops = { pct: t.pct_peak_flops, of: `${t.dtype || ""} compute peak`.trim(), tag: "flop" };
+  const bw = { pct: t.pct_peak_bw, of: "DRAM bandwidth peak", tag: "bw" };
+  const pick = t.bound === "compute" && flops.pct != null ? flops : bw.pct != null ? bw : flops.pct != null ? flops : null;
+  return pick && { ...pick, tag: t.bound ? "" : pick.tag };
+}
+
+/** One row of data per launch of call(), in order. */
 export function launchRows(graph) {
+  if (CACHE.has(graph)) return CACHE.get(graph);
   const byName = new Map(graph.kernels.map((k) => [k.name, k]));
-  return graph.launches.map((l) => {
-    const k = l.kernel_name ? byName.get(l.kernel_name) : null;
+  const rows = graph.launches.map((l) => {
+    const k = l.kernel_name ? byName.get(l.kernel_name) || null : null;
     const meta = (k && k.inductor_meta) || {};
     const t = l.timing || {};
-    const lsr = k && meta.num_load !== undefined ? `${meta.num_load}/${meta.num_store}/${meta.num_reduction}` : "";
+    const r = rate(t), roof = roofline(t);
+    const name = l.kernel_name || l.op || "?";
     return {
-      launch: l, kernel: k, index: l.index, name: l.kernel_name || l.op, kind: kindOf(graph, l),
+      launch: l, kernel: k, index: l.index, name, parts: nameParts(name), kind: kindOf(k, l),
       aten: l.original_aten.join(", "), nodes: l.source_nodes.join(", "), type: (k && k.kernel_type) || "",
-      lsr, bytes: t.bytes ?? null, ms: t.in_graph_ms ?? null, share: t.share ?? null,
-      iso: (k && k.timing && k.timing.isolated_ms) ?? null, gbps: t.gb_per_s ?? null,
-      peak: t.pct_peak_bw ?? t.pct_peak_flops ?? null, unit: t.unit || "",
+      lsr: k && meta.num_load !== undefined ? `${meta.num_load}/${meta.num_store}/${meta.num_reduction}` : "",
+      bytes: t.bytes ?? null, ms: t.in_graph_ms ?? null, share: t.share ?? null,
+      iso: (k && k.timing && k.timing.isolated_ms) ?? null,
+      rate: r ? r.value : null, rateUnit: r ? r.unit : "", cacheResident: !!t.cache_resident,
+      pct: roof ? roof.pct : null, pctOf: roof ? roof.of : "", pctTag: roof ? roof.tag : "", bound: t.bound || "", note: t.note || "",
+      flops: t.flops ?? null, intensity: t.flops && t.bytes ? t.flops / t.bytes : null,
+      tflops: t.tflop_per_s ?? null, gbps: t.gb_per_s ?? null, unit: t.unit || "",
     };
   });
+  CACHE.set(graph, rows);
+  return rows;
 }
+
+/** Whether any launch of the graph carries a time. */
+export const isTimed = (graph) => graph.launches.some((l) => l.timing && l.timing.in_graph_ms != null);

@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 
 /** Lines of `src` as arrays of nodes, styled by `tokens` where given. */
-function tokenLines(src, tokens) {
+export function tokenLines(src, tokens) {
   const lines = [[]];
   const pushText = (cls, text) => {
     text.split("\n").forEach((piece, i) => {
@@ -23,18 +23,17 @@ function tokenLines(src, tokens) {
   return lines;
 }
 
-/** The source pane; lines linked to the selected node are lit, `onLineClick(n)` on a click. */
-export function sourceView(kernel, tokens, links, state, onLineClick) {
-  const src = kernel.source;
-  const lit = new Set();
-  if (state.node && links[state.node]) links[state.node].forEach((n) => lit.add(n));
-  const rows = tokenLines(src, tokens).map((parts, i) => {
-    const n = i + 1;
-    return h("div", { class: "kv-line" + (lit.has(n) ? " kv-lit" : "") + (state.line === n ? " kv-current" : ""),
-      "data-line": String(n), onclick: () => onLineClick(n) },
-      h("span", { class: "kv-lineno" }, String(n)), h("span", { class: "kv-code" }, ...parts));
-  });
+/** The source pane; `onLineClick(n)` on a click of line n (1-based). Lines carry data-line. */
+export function sourceView(source, tokens, onLineClick) {
+  const rows = tokenLines(source, tokens).map((parts, i) => h("div", { class: "kv-line", "data-line": String(i + 1),
+    onclick: () => onLineClick(i + 1) }, h("span", { class: "kv-lineno" }, String(i + 1)), h("span", { class: "kv-code" }, ...parts)));
   const copy = h("button", { class: "kv-copy", title: "copy the kernel source",
-    onclick: () => navigator.clipboard && navigator.clipboard.writeText(src) }, "copy");
+    onclick: () => navigator.clipboard && navigator.clipboard.writeText(source) }, "copy");
   return h("div", { class: "kv-source" + (tokens ? " kv-highlighted" : "") }, copy, ...rows);
+}
+
+/** Scroll the pane itself (never the page) so that `line` sits a third of the way down. */
+export function scrollPaneTo(pane, line) {
+  if (!line) return;
+  pane.scrollTop = Math.max(0, line.offsetTop - pane.clientHeight / 3);
 }

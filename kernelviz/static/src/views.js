@@ -8,8 +8,7 @@ import { wrapperTab } from "./wrapper.js";
 export const TABS = [
   {
     id: "kernel", label: "Kernel",
-    render: (ctx) => ctx.row ? kernelTab(ctx, ctx.graph, ctx.row)
-      : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
+    render: (ctx) => ctx.row ? kernelTab(ctx) : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
 ];

@@ -1,6 +1,10 @@
-// anywidget entry point: the widget syncs "payload" (the capture) and "selected" with Python and
-// asks Python for a kernel's tokens when one is selected.
+// anywidget entry point: the widget syncs "payload" (the capture), "selected" and "progress" (while Python
+// times the capture) with Python, and asks Python for a kernel's tokens when one is selected. The panel is
+// live (its Time kernels button shows) once the kernel has answered a "hello": a widget drawn from a
+// notebook's saved widget state, with no kernel behind it, never is.
 import { renderCapture } from "./panel.js";
+
+const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --bench, or cap.bench().";
 
 export function render({ model, el }) {
   const live = new Map();
@@ -9,21 +13,28 @@ export function render({ model, el }) {
     requestKernel: (key) => model.send({ type: "kernel", key }),
     select: (key) => { model.set("selected", key); model.save_changes(); },
     bench: () => model.send({ type: "bench" }),
-    canBench: true,
+    note: NOTE,
   };
   const view = renderCapture(el, model.get("payload"), host);
   const onMsg = (msg) => {
-    if (msg && msg.type === "kernel") { live.set(msg.key, { tokens: msg.tokens, links: msg.links }); view.redrawDetail(); }
+    if (!msg) return;
+    if (msg.type === "kernel") { live.set(msg.key, { tokens: msg.tokens, links: msg.links }); view.redrawDetail(); }
+    if (msg.type === "hello") view.setLive(true);
   };
   const onPayload = () => view.update(model.get("payload"));
   const onSelected = () => { const key = model.get("selected"); if (key) view.select(key); };
+  const onProgress = () => view.setProgress(model.get("progress"));
   model.on("msg:custom", onMsg);
   model.on("change:payload", onPayload);
   model.on("change:selected", onSelected);
+  model.on("change:progress", onProgress);
   if (model.get("selected")) view.select(model.get("selected"));
+  onProgress();
+  model.send({ type: "hello" });
   return () => {
     model.off("msg:custom", onMsg);
     model.off("change:payload", onPayload);
     model.off("change:selected", onSelected);
+    model.off("change:progress", onProgress);
   };
 }

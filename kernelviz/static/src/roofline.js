@@ -1,0 +1,115 @@
+// The roofline of a graph's launches: arithmetic intensity (FLOP per byte) against the achieved rate
+// (TFLOP/s), under the device's ceilings (DRAM bandwidth, compute peak per dtype; Capture.peaks, labelled
+// with where they come from). Launches without counted FLOPs (most generated kernels move data) are drawn
+// on a strip of achieved GB/s against the DRAM peak. A point's click selects its row.
+import { axisBottom, axisLeft } from "d3-axis";
+import { scaleLog } from "d3-scale";
+import { h } from "./dom.js";
+import { fmtRate } from "./format.js";
+import { decades, kindColour, legend, svgFrame, tickLabel } from "./palette.js";
+
+const W = 460, H = 210, M = { left: 46, right: 12, top: 16, bottom: 30 };
+const STRIP_H = 84;
+
+function extent(values, pad) {
+  const lo = Math.min(...values), hi = Math.max(...values);
+  return [lo / pad, hi * pad];
+}
+
+/** Points at one pixel (rounded) are drawn once: the launch with the most in-graph time there. */
+function onePerPixel(rows, place) {
+  const at = new Map();
+  for (const r of rows) {
+    const [x, y] = place(r), key = `${Math.round(x)},${Math.round(y)}`;
+    const other = at.get(key);
+    if (!other || (r.ms || 0) > (other.r.ms || 0)) at.set(key, { r, x, y });
+  }
+  return [...at.values()];
+}
+
+function point(g, r, x, y, onSelect) {
+  g.append("circle").attr("class", "kv-point").attr("data-key", r.key).attr("cx", x).attr("cy", y).attr("r", 4)
+    .attr("fill", kindColour(r.kind)).on("click", () => onSelect(r.key))
+    .append("title").text(`#${r.index} ${r.name} (${r.kind})\n` +
+      (r.intensity != null ? `${r.intensity.toPrecision(3)} FLOP/B · ${fmtRate(r.tflops, "TFLOP/s")}\n` : "") +
+      (r.gbps != null ? fmtRate(r.gbps, "GB/s") + (r.cacheResident ? " (cache-resident)" : "") : ""));
+}
+
+function flopChart(rows, peaks, dtypes, onSelect) {
+  const svg = svgFrame("kv-roofline-flops", W, H, "roofline: arithmetic intensity against achieved TFLOP/s");
+  const bw = peaks && peaks.dram_gb_per_s;
+  const ceilings = dtypes.map((d) => [d, peaks && peaks.tflops[d]]).filter(([, v]) => v);
+  const xs = rows.map((r) => r.intensity), ys = rows.map((r) => r.tflops);
+  if (bw) ceilings.forEach(([, v]) => xs.push(v * 1000 / bw));
+  ceilings.forEach(([, v]) => ys.push(v));
+  const x = scaleLog().domain(extent(xs, 3)).range([M.left, W - M.right]).clamp(true);
+  const y = scaleLog().domain(extent(ys, 3)).range([H - M.bottom, M.top]).clamp(true);
+  svg.append("g").attr("class", "kv-axis").attr("transform", `translate(0,${H - M.bottom})`).call(axisBottom(x).tickValues(decades(x)).tickFormat(tickLabel));
+  svg.append("g").attr("class", "kv-axis").attr("transform", `translate(${M.left},0)`)
+    .call(axisLeft(y).tickValues(decades(y)).tickFormat(tickLabel));
+  svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", H - 2).attr("text-anchor", "end").text("FLOP per byte");
+  svg.append("text").attr("class", "kv-chart-label").attr("x", 4).attr("y", 10).text("TFLOP/s");
+  const [x0, x1] = x.domain();
+  if (bw) {
+    const top = Math.max(...ceilings.map(([, v]) => v), y.domain()[1]);
+    const xr = Math.min(x1, top * 1000 / bw);
+    svg.append("line").attr("class", "kv-roof").attr("x1", x(x0)).attr("y1", y(x0 * bw / 1000)).attr("x2", x(xr)).attr("y2", y(xr * bw / 1000));
+    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x0) + 4).attr("y", y(x0 * bw / 1000) + 12).text(`DRAM ${bw.toFixed(0)} GB/s`);
+  }
+  for (const [dtype, v] of ceilings) {
+    const from = bw ? Math.max(x0, v * 1000 / bw) : x0;
+    svg.append("line").attr("class", "kv-roof").attr("x1", x(from)).attr("y1", y(v)).attr("x2", x(x1)).attr("y2", y(v));
+    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) + 10).attr("text-anchor", "end")
+      .text(`${dtype} ${v.toFixed(0)} TFLOP/s`);
+  }
+  const g = svg.append("g");
+  for (const p of onePerPixel(rows, (r) => [x(r.intensity), y(r.tflops)])) point(g, p.r, p.x, p.y, onSelect);
+  return svg.node();
+}
+
+function bandwidthStrip(rows, peaks, onSelect) {
+  const svg = svgFrame("kv-roofline-bw", W, STRIP_H, "achieved GB/s of launches without counted FLOPs");
+  const bw = peaks && peaks.dram_gb_per_s;
+  const xs = rows.map((r) => r.gbps);
+  if (bw) xs.push(bw);
+  const x = scaleLog().domain(extent(xs, 2)).range([M.left, W - M.right]).clamp(true);
+  const top = 14, bottom = STRIP_H - 30;
+  svg.append("g").attr("class", "kv-axis").attr("transform", `translate(0,${bottom})`)
+    .call(axisBottom(x).tickValues(decades(x)).tickFormat(tickLabel));
+  svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", STRIP_H - 2).attr("text-anchor", "end").text("GB/s achieved in the graph");
+  svg.append("text").attr("class", "kv-chart-label").attr("x", 4).attr("y", top + 4).text("no FLOPs");
+  if (bw) {
+    const xp = x(bw);
+    svg.append("rect").attr("class", "kv-cache-zone").attr("x", xp).attr("y", top).attr("width", W - M.right - xp).attr("height", bottom - top);
+    svg.append("line").attr("class", "kv-roof").attr("x1", xp).attr("x2", xp).attr("y1", top - 4).attr("y2", bottom);
+    svg.append("text").attr("class", "kv-roof-label").attr("x", xp - 3).attr("y", top - 2).attr("text-anchor", "end")
+      .text(`DRAM peak ${bw.toFixed(0)} GB/s · right of it: cache-resident`);
+  }
+  const kinds = [...new Set(rows.map((r) => r.kind))];
+  const g = svg.append("g");
+  const spread = (bottom - top - 12) / Math.max(1, kinds.length);
+  const place = (r) => [x(r.gbps), top + 8 + spread * (kinds.indexOf(r.kind) + 0.5) + ((r.index * 7) % 5) - 2];
+  for (const p of onePerPixel(rows, place)) point(g, p.r, p.x, p.y, onSelect);
+  return svg.node();
+}
+
+/** The roofline figure of `rows` (launchRows with their key): a DOM element, or null when nothing is timed. */
+export function rooflineFigure(rows, peaks, onSelect) {
+  const flops = rows.filter((r) => r.intensity > 0 && r.tflops > 0);
+  const memory = rows.filter((r) => !(r.intensity > 0 && r.tflops > 0) && r.gbps > 0);
+  if (!flops.length && !memory.length) return null;
+  const dtypes = [...new Set(flops.map((r) => r.launch.timing.dtype).filter(Boolean))];
+  if (!dtypes.length && peaks && Object.keys(peaks.tflops).length)
+    dtypes.push(Object.entries(peaks.tflops).sort((a, b) => b[1] - a[1])[0][0]);
+  const parts = [];
+  if (flops.length) parts.push(flopChart(flops, peaks, dtypes, onSelect));
+  if (memory.length) parts.push(bandwidthStrip(memory, peaks, onSelect));
+  const kinds = [...new Set(rows.filter((r) => r.gbps > 0 || r.tflops > 0).map((r) => r.kind))];
+  const key = svgFrame("kv-legend", W, 14, "kinds");
+  legend(key, kinds, M.left, 11);
+  const source = peaks && (peaks.dram_gb_per_s || Object.keys(peaks.tflops).length)
+    ? `ceilings of ${peaks.device}: ${peaks.source || "source not given"}`
+    : "no ceilings: this device's peaks are not known";
+  return h("figure", { class: "kv-figure kv-roofline" }, h("figcaption", {}, "Roofline"), ...parts, key.node(),
+    h("div", { class: "kv-hint" }, source));
+}

@@ -1,0 +1,66 @@
+// call() as a timeline: its launches in order, each as long as its in-graph time, generated kernels and
+// extern calls on their own lanes, then the gap (GPU busy time no launch covers). A bar's click selects its row.
+import { axisBottom } from "d3-axis";
+import { scaleLinear } from "d3-scale";
+import { h } from "./dom.js";
+import { fmtMs } from "./format.js";
+import { kindColour, svgFrame } from "./palette.js";
+
+const W = 460, M = { left: 64, right: 12, top: 8, bottom: 30 }, LANE = 22;
+
+/** Launches in order, where neighbours on one lane narrower than a unit of the chart are one span (its
+ * click selects the longest of them): a 6,000-launch graph draws as fast as a small one. */
+function spans(rows, x) {
+  const out = [];
+  const unit = (x.domain()[1] - x.domain()[0]) / (x.range()[1] - x.range()[0]);
+  for (const r of rows) {
+    const last = out[out.length - 1];
+    const extern = r.kind === "extern";
+    if (last && last.extern === extern && last.ms < unit && r.ms < unit) {
+      last.ms += r.ms; last.count += 1;
+      if (r.ms > last.longest.ms) last.longest = r;
+    } else {
+      out.push({ extern, ms: r.ms, count: 1, longest: r });
+    }
+  }
+  return out;
+}
+
+/** The timeline figure of `rows` (launchRows with their key) and the graph's gap, or null when untimed. */
+export function timelineFigure(rows, graph, onSelect) {
+  const timed = rows.filter((r) => r.ms != null);
+  if (!timed.length) return null;
+  const gap = graph.gap_ms > 0 ? graph.gap_ms : 0;
+  const lanes = ["generated", "extern", ...(gap ? ["gap"] : [])];
+  const height = M.top + LANE * lanes.length + M.bottom;
+  const total = timed.reduce((s, r) => s + r.ms, 0) + gap;
+  const x = scaleLinear().domain([0, total]).range([M.left, W - M.right]);
+  const svg = svgFrame("kv-timeline", W, height, "timeline of call(): launches in order with their in-graph time");
+  lanes.forEach((lane, i) => svg.append("text").attr("class", "kv-chart-label").attr("x", M.left - 6)
+    .attr("y", M.top + LANE * i + LANE / 2 + 4).attr("text-anchor", "end").text(lane));
+  svg.append("g").attr("class", "kv-axis").attr("transform", `translate(0,${M.top + LANE * lanes.length})`)
+    .call(axisBottom(x).ticks(6, "~g"));
+  svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", height - 2).attr("text-anchor", "end")
+    .text(`ms (${graph.device === "cpu" ? "CPU wall clock" : "GPU"}, launches back to back)`);
+  const g = svg.append("g");
+  let at = 0;
+  for (const span of spans(timed, x)) {
+    const r = span.longest, lane = r.kind === "extern" ? 1 : 0;
+    const title = span.count === 1 ? `#${r.index} ${r.name} (${r.kind}): ${fmtMs(r.ms)} ms` +
+      (r.share != null ? `, ${(100 * r.share).toFixed(1)}%` : "")
+      : `${span.count} launches, ${fmtMs(span.ms)} ms; the longest #${r.index} ${r.name}, ${fmtMs(r.ms)} ms`;
+    g.append("rect").attr("class", "kv-span").attr("data-key", r.key).attr("x", x(at)).attr("y", M.top + LANE * lane + 3)
+      .attr("width", Math.max(0.6, x(at + span.ms) - x(at))).attr("height", LANE - 6).attr("fill", kindColour(r.kind))
+      .on("click", () => onSelect(r.key))
+      .append("title").text(title);
+    at += span.ms;
+  }
+  if (gap) {
+    g.append("rect").attr("class", "kv-span kv-gap").attr("x", x(at)).attr("y", M.top + LANE * 2 + 3)
+      .attr("width", Math.max(0.6, x(at + gap) - x(at))).attr("height", LANE - 6)
+      .append("title").text(`gap ${fmtMs(gap)} ms: GPU busy time not covered by launches (idle, launch overhead)`);
+  }
+  const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+  return h("figure", { class: "kv-figure kv-timeline-figure" }, h("figcaption", {}, "call() timeline"), svg.node(),
+    h("div", { class: "kv-hint" }, `${timed.length} launches ${fmtMs(total - gap)} ms` + (gap ? ` + gap ${fmtMs(gap)} ms` : "") + busy));
+}
