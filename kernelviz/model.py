@@ -607,9 +607,9 @@ def _as_is(tp: Any) -> tuple[type, ...]:
 
 def _check_capture(data: Any) -> None:
     """The top level of a capture: an object of a readable schema; raise a CaptureError otherwise."""
-    what = "expected a kernelviz capture (a JSON object with schema_version and graphs)"
+    what = "expected a JSON object with schema_version and graphs"
     if not isinstance(data, dict):
-        raise CaptureError(f"{what}, got {_describe(data)}")
+        raise CaptureError(f"not a kernelviz capture: {what}, got {_describe(data)}")
     if "nbformat" in data and "cells" in data:
         raise CaptureError("a Jupyter notebook, not a kernelviz capture (read a kernelviz output of a notebook, "
                            "out['data']['application/vnd.kernelviz.v1+json'], with "
@@ -619,7 +619,7 @@ def _check_capture(data: Any) -> None:
                            "read it with kernelviz.views.payload.capture_from_bundle")
     version = data.get("schema_version", _MISSING)
     if version is _MISSING:
-        raise CaptureError(f"no schema_version; {what}, got {_describe(data)}")
+        raise CaptureError(f"not a kernelviz capture (no schema_version): {what}, got {_describe(data)}")
     if version not in READABLE_SCHEMAS or type(version) is not int:
         readable = f"schemas {READABLE_SCHEMAS[0]} to {READABLE_SCHEMAS[-1]}"
         if type(version) is int and version > SCHEMA_VERSION:

@@ -40,7 +40,7 @@ def _set(path, value):
 # (file name, content, what the one line must say)
 CASES = [
     ("list.json", "[1, 2]",
-     "expected a kernelviz capture (a JSON object with schema_version and graphs), got a list of 2"),
+     "not a kernelviz capture: expected a JSON object with schema_version and graphs, got a list of 2"),
     ("graphs-string.json", _edited(_set(["graphs"], "x")), "graphs: expected a list, got the string 'x'"),
     ("graphs-null.json", _edited(_set(["graphs"], None)), "graphs: expected a list, got null"),
     ("no-name.json", _edited(_drop_kernel_name),
@@ -52,7 +52,7 @@ CASES = [
     ("newer.json", _edited(_set(["schema_version"], 3)),
      "schema 3 is not supported: written by a newer kernelviz (this one reads schemas 1 to 2): upgrade kernelviz"),
     ("older.json", _edited(_set(["schema_version"], 0)), "schema 0 is not supported: written by an older kernelviz"),
-    ("no-version.json", '{"graphs": []}', "no schema_version; expected a kernelviz capture"),
+    ("no-version.json", '{"graphs": []}', "not a kernelviz capture (no schema_version): expected a JSON object"),
     ("truncated.json", json.dumps(GOOD)[:5000], "the JSON ends early at line 1 column 5001 (a truncated file?)"),
     ("not-json.json", "kernels: 3\n", "not valid JSON (Expecting value at line 1 column 1)"),
     ("nan.json", _edited(_set(["graphs", 0, "compile_s"], float("nan"))),
@@ -132,4 +132,5 @@ def test_cli_in_a_subprocess_shows_no_traceback(tmp_path):
     path.write_text("[]")
     proc = subprocess.run([sys.executable, "-m", "kernelviz", "show", str(path)], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith(f"kernelviz: {path}: expected a kernelviz capture") and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"kernelviz: {path}: not a kernelviz capture: expected")
+    assert proc.stderr.count("\n") == 1
