@@ -19,7 +19,7 @@ from browser import chromium_page, panel_site, serve  # noqa: E402
 from conftest import FIXTURES, big_capture, fill_timings  # noqa: E402
 
 import kernelviz  # noqa: E402
-from kernelviz.views.payload import payload  # noqa: E402
+from kernelviz.views.payload import payload, saved  # noqa: E402
 
 MEASURE = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -54,7 +54,7 @@ def measure(label: str, cap: kernelviz.Capture) -> None:
     start = time.perf_counter()
     live = json.dumps(payload(cap, per_kernel=False))
     python_ms = (time.perf_counter() - start) * 1e3
-    saved = json.dumps(payload(cap))
+    stored = json.dumps(saved(cap))  # what a notebook saves for the JupyterLab renderer
     with tempfile.TemporaryDirectory() as tmp, serve(panel_site(Path(tmp), live)) as url, chromium_page() as page:
         page.goto(f"{url}/index.html")
         page.wait_for_selector(".kv-row")
@@ -62,7 +62,7 @@ def measure(label: str, cap: kernelviz.Capture) -> None:
         t = page.evaluate(MEASURE)
     print(f"{label}: {len(cap.kernels)} kernels, {len(cap.launches)} launches in {len(cap.graphs)} graphs; "
           f"widget payload {len(live) / 1e6:.1f} MB ({python_ms:.0f} ms in Python), saved payload "
-          f"{len(saved) / 1e6:.1f} MB; first render {render_ms:.0f} ms; select {t['select']:.0f} ms, scroll to end "
+          f"{len(stored) / 1e6:.1f} MB; first render {render_ms:.0f} ms; select {t['select']:.0f} ms, scroll to end "
           f"{t['scroll']:.0f} ms, sort {t['sort']:.0f} ms, filter {t['filter']:.0f} ms; {t['rowsInDom']} rows in the DOM")
 
 

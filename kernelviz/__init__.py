@@ -45,7 +45,8 @@ def load(source: str | Path) -> Capture:
     """A capture from a capture's ``.json`` file, or from saved Inductor output code: a path, a directory,
     or the code text.
 
-    Raises :class:`ParseError` (a :class:`CaptureError`) when the input is neither.
+    Raises :class:`ParseError` (a :class:`CaptureError`) with one line naming the file (and for JSON the
+    field, or the schema version) and what was expected, for any input that is neither.
     """
     from .parse import load as _load
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -134,7 +133,7 @@ def read(path: str):
     """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`) from ``path``; CaptureError names the file."""
     from . import load
     from .compare import Diff
-    from .model import Capture, CaptureError
+    from .model import Capture, CaptureError, loads
 
     expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
     p = Path(path)
@@ -142,12 +141,14 @@ def read(path: str):
         raise CaptureError(f"{path}: no such file or folder")
     try:
         if p.suffix == ".json" and p.is_file():
-            data = json.loads(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
+            try:
+                data = loads(text)
+            except ValueError:
+                return Capture.from_json(text)  # refuses it, saying where and why
             if isinstance(data, dict) and data.get("format") == "kernelviz-diff":
                 return Diff.from_dict(data)
-            if not isinstance(data, dict) or not isinstance(data.get("graphs"), list):
-                raise CaptureError(f"JSON that is not a kernelviz capture (no list of \"graphs\"); {expected}")
-            return Capture.from_dict(data)
+            return Capture.from_dict(data)  # names the field that is wrong
         return load(p)
     except UnicodeDecodeError:
         raise CaptureError(f"{path}: not UTF-8 text; {expected}") from None

@@ -8,14 +8,22 @@ model to a downstream stage (timing, rendering) import that stage when called.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import importlib
 import json
+import math
 import re
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any
+
+try:
+    import orjson
+except ImportError:  # the GPU machine runs kernelviz from a checkout, without its dependencies
+    orjson = None
 
 SCHEMA_VERSION = 2
 READABLE_SCHEMAS = (1, 2)  # version 1 files load with the fields added since left at their defaults
@@ -24,7 +32,11 @@ _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 
 
 class CaptureError(ValueError):
-    """Input that is not a kernelviz capture (or not one this version reads); the message is one line."""
+    """Input that is not a kernelviz capture (or not one this version reads); the message is one line
+    (line breaks in it, e.g. from a quoted value, are written as ``\\n``)."""
+
+    def __init__(self, message: str):
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 @dataclass
@@ -405,25 +417,48 @@ class Capture(Document):
         return [launch for g in self.graphs for launch in g.launches]
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        """The capture as JSON data (dicts, lists, strings, numbers)."""
+        with without_gc():
+            return loads(self.to_json())
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return dumps(self, indent)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Capture:
-        version = data.get("schema_version")
-        if version not in READABLE_SCHEMAS:
-            raise CaptureError(
-                f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {READABLE_SCHEMAS})"
-            )
-        capture = _build(cls, data)
+    def from_dict(cls, data: Any) -> Capture:
+        """A capture from its JSON data (the form :meth:`to_dict` gives).
+
+        Raises :class:`CaptureError`, with one line naming the field (``graphs[0].kernels[2].name``)
+        and what it should hold, when ``data`` is not a capture this kernelviz reads: another JSON
+        shape, a missing field or a value of the wrong type, or a schema other than ``READABLE_SCHEMAS``
+        (the message gives the version and whether the file is newer or older than this kernelviz).
+        Fields it does not know are ignored (e.g. the ``view`` annex of the notebook payload).
+        """
+        _check_capture(data)
+        with without_gc():
+            capture = _build(cls, data)
         capture.schema_version = SCHEMA_VERSION
         return capture
 
     @classmethod
-    def from_json(cls, text: str) -> Capture:
-        return cls.from_dict(json.loads(text))
+    def from_json(cls, text: str | bytes) -> Capture:
+        """A capture from :meth:`to_json`'s text; :class:`CaptureError` (one line) for anything else,
+        including text that is not JSON (with the line and column) or ends early."""
+        try:
+            with without_gc():
+                data = loads(text)
+        except UnicodeDecodeError:
+            raise CaptureError("binary data, not JSON text; expected a kernelviz capture (.json)") from None
+        except json.JSONDecodeError as exc:
+            if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):  # it ran out of text
+                end = json.JSONDecodeError("", exc.doc, len(exc.doc))
+                raise CaptureError(f"the JSON ends early at line {end.lineno} column {end.colno} (a truncated "
+                                   "file?); expected a kernelviz capture") from None
+            raise CaptureError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                               "expected a kernelviz capture") from None
+        except ValueError as exc:
+            raise CaptureError(f"not valid JSON ({exc}); expected a kernelviz capture") from None
+        return cls.from_dict(data)
 
     # Front doors to the stages downstream of the model, imported only when called.
     def bench(self, **options: Any) -> Capture:
@@ -433,35 +468,295 @@ class Capture(Document):
         return bench(self, **options)
 
 
-def _plain(value: Any) -> Any:
-    """JSON data of the model (like ``dataclasses.asdict``, without its deep copies)."""
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value):
-        return {name: _plain(getattr(value, name)) for name in _hints(type(value))}
+def dumps(value: Any, indent: int | None = None) -> str:
+    """JSON text of model objects and JSON data: by orjson (which writes dataclasses itself, ~5x faster) where it is
+    installed, else by the standard library."""
+    if orjson is not None and indent is None:
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:  # orjson.JSONEncodeError, e.g. an integer over 64 bits: the standard library writes it
+            pass
+    return json.dumps(value, default=_fields, indent=indent)
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON data of JSON text (orjson where installed). NaN, Infinity and numbers too large for a double
+    are refused (``ValueError``), as orjson does: they could not be written back."""
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:  # the standard library says where
+            pass
+    return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+
+
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        _not_a_number(text)
     return value
 
 
-def _build(tp: Any, value: Any) -> Any:
-    """Rebuild typed data from its JSON form, guided by the dataclass annotations."""
+def _fields(value: Any) -> dict[str, Any]:
+    """``json.dumps`` hook: a model object as the dict of its fields (the encoder walks the rest)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: getattr(value, name) for name in _hints(type(value))}
+    raise TypeError(f"{type(value).__name__} is not part of the kernelviz model and cannot be written as JSON")
+
+
+@contextlib.contextmanager
+def without_gc():
+    """Pause the cyclic garbage collector while a large tree of new objects is built: it would scan
+    them again and again (a 20 MB capture builds millions), and they hold no cycles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# Reading JSON back: one converter per annotated type, made once, that checks each value's JSON type
+# and names the path of the first bad one.
+class _Invalid(Exception):
+    def __init__(self, expected: str, value: Any):
+        super().__init__(expected)
+        self.expected, self.value, self.path = expected, value, []  # path built innermost first
+
+    def message(self) -> str:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if p.isidentifier() else f"[{p!r}]"
+                        for p in reversed(self.path)).lstrip(".")
+        return f"{where or 'capture'}: expected {self.expected}, got {_describe(self.value)}"
+
+
+def _describe(value: Any) -> str:
+    if value is _MISSING:
+        return "nothing (the field is missing)"
     if value is None:
-        return None
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" + ("..." if len(value) > 40 else "")
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict) and not value:
+        return "an empty object"
+    if isinstance(value, dict):
+        return f"an object with keys {', '.join(repr(k)[:40] for k in list(value)[:6])}" + (
+            ", ..." if len(value) > 6 else "")
+    return type(value).__name__
+
+
+_MISSING = object()
+_CONVERTERS: dict[Any, Any] = {}
+
+
+def _converter(tp: Any):
+    """A function JSON value -> model value for annotation ``tp``; raises :class:`_Invalid`."""
+    if tp not in _CONVERTERS:
+        _CONVERTERS[tp] = _make_converter(tp)
+    return _CONVERTERS[tp]
+
+
+_EXPECTED = {str: "a string", int: "an integer", bool: "true or false", float: "a number"}
+
+
+def _expected(tp: Any) -> str:
+    """What a value of annotation ``tp`` looks like in JSON, in words."""
+    if tp in _EXPECTED:
+        return _EXPECTED[tp]
     if dataclasses.is_dataclass(tp):
-        hints = _hints(tp)
-        return tp(**{k: _build(hints[k], v) for k, v in value.items() if k in hints})
-    origin = typing.get_origin(tp)
+        return f"an object ({tp.__name__})"
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
-        inner = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _build(inner[0], value) if len(inner) == 1 else value
-    if origin is list:
-        (item,) = typing.get_args(tp)
-        return [_build(item, v) for v in value]
-    if origin is dict:
-        _, item = typing.get_args(tp)
-        return {k: _build(item, v) for k, v in value.items()}
+        return " or ".join("null" if a is type(None) else _expected(a) for a in args)
+    return {list: "a list", dict: "an object"}.get(origin, "a value")
+
+
+def _exact(tp: type):
+    def convert(value):
+        if type(value) is tp:
+            return value
+        raise _Invalid(_EXPECTED[tp], value)
+    return convert
+
+
+def _number(value):
+    if type(value) is float:
+        return value
+    if type(value) is int:
+        return float(value)
+    raise _Invalid("a number", value)
+
+
+def _anything(value: Any) -> Any:
+    if value is _MISSING:
+        raise _Invalid("a value", value)
     return value
+
+
+def _make_converter(tp: Any):
+    if tp is Any:
+        return _anything
+    if tp is str:
+        return _exact(str)
+    if tp is int:
+        return _exact(int)
+    if tp is bool:
+        return _exact(bool)
+    if tp is float:
+        return _number
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_converter(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1:
+            return _converter(inner[0])  # null passes the dataclass converter's fast path
+        return _anything
+    if origin is list:
+        return _list_converter(args[0])
+    if origin is dict:
+        return _dict_converter(args[1])
+    return _anything  # a type this reader does not check
+
+
+_PLAIN_ITEMS = {str: ("a list of strings", "a string"), int: ("a list of integers", "an integer")}
+
+
+def _list_converter(item_type: Any):
+    if item_type in _PLAIN_ITEMS:  # the common case, checked without a call per item
+        expected, expected_item = _PLAIN_ITEMS[item_type]
+
+        def plain_list(value):
+            if type(value) is not list:
+                raise _Invalid(expected, value)
+            for i, item in enumerate(value):
+                if type(item) is not item_type:
+                    error = _Invalid(expected_item, item)
+                    error.path.append(i)
+                    raise error
+            return value[:]  # the capture's own list, never the caller's data
+        return plain_list
+    item = _converter(item_type)
+
+    def any_list(value):
+        if type(value) is not list:
+            raise _Invalid("a list", value)
+        return [_at(i, item, v) for i, v in enumerate(value)]
+    return any_list
+
+
+def _dict_converter(value_type: Any):
+    item = _converter(value_type)
+    check = value_type is not Any
+
+    def convert(value):
+        if type(value) is not dict:
+            raise _Invalid("an object", value)
+        return {k: _at(k, item, v) for k, v in value.items()} if check else dict(value)
+    return convert
+
+
+def _at(key: str | int, convert, value: Any) -> Any:
+    """``convert(value)``, where ``value`` sits at ``key`` of its container (put on the path of an error)."""
+    try:
+        return convert(value)
+    except _Invalid as error:
+        error.path.append(key)
+        raise
+
+
+def _dataclass_converter(cls: type):
+    """Check every field of ``cls`` and build the object without calling ``__init__`` (no dataclass in
+    the model has a ``__post_init__``): values of an exact expected type are taken as they are."""
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: the JSON reader builds model objects without __init__")
+    fields, hints = [], _hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in hints:
+            tp = hints[f.name]
+            default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory
+            factory = f.default_factory is not dataclasses.MISSING
+            fields.append((f.name, _as_is(tp), _converter(tp), default, factory))
+    expected = f"an object ({cls.__name__})"
+    new = object.__new__
+
+    def convert(value):
+        if type(value) is not dict:
+            raise _Invalid(expected, value)
+        out = {}
+        for name, as_is, conv, default, factory in fields:
+            v = value.get(name, _MISSING)
+            if type(v) in as_is:
+                out[name] = v
+            elif v is _MISSING and default is not dataclasses.MISSING:
+                out[name] = default() if factory else default
+            else:  # a value to check, or a required field that is missing (every converter refuses _MISSING)
+                try:
+                    out[name] = conv(v)
+                except _Invalid as error:
+                    if not error.path:  # the field's own value: say all it may be (e.g. "or null")
+                        error.expected = _expected(hints[name])
+                    error.path.append(name)
+                    raise
+        obj = new(cls)
+        obj.__dict__ = out
+        return obj
+    return convert
+
+
+def _as_is(tp: Any) -> tuple[type, ...]:
+    """JSON types that need no check or conversion for annotation ``tp`` (the fast path)."""
+    if tp in (str, int, bool, float):
+        return (tp,)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        inner = next(a for a in args if a is not type(None))
+        return (type(None), inner) if inner in (str, int, bool, float) else (type(None),)
+    return ()
+
+
+def _check_capture(data: Any) -> None:
+    """The top level of a capture: an object of a readable schema; raise a CaptureError otherwise."""
+    what = "expected a JSON object with schema_version and graphs"
+    if not isinstance(data, dict):
+        raise CaptureError(f"not a kernelviz capture: {what}, got {_describe(data)}")
+    if "nbformat" in data and "cells" in data:
+        raise CaptureError("a Jupyter notebook, not a kernelviz capture (read a kernelviz output of a notebook, "
+                           "out['data']['application/vnd.kernelviz.v1+json'], with "
+                           "kernelviz.views.payload.capture_from_bundle)")
+    if "encoding" in data:
+        raise CaptureError(f"the compact form a notebook saves ({data['encoding']!r:.40}), not a capture's JSON: "
+                           "read it with kernelviz.views.payload.capture_from_bundle")
+    version = data.get("schema_version", _MISSING)
+    if version is _MISSING:
+        raise CaptureError(f"not a kernelviz capture (no schema_version): {what}, got {_describe(data)}")
+    if version not in READABLE_SCHEMAS or type(version) is not int:
+        readable = f"schemas {READABLE_SCHEMAS[0]} to {READABLE_SCHEMAS[-1]}"
+        if type(version) is int and version > SCHEMA_VERSION:
+            why = f"written by a newer kernelviz (this one reads {readable}): upgrade kernelviz to read it"
+        elif type(version) is int:
+            why = f"written by an older kernelviz than this one reads ({readable})"
+        else:
+            why = f"expected an integer (this kernelviz reads {readable})"
+        raise CaptureError(f"kernelviz capture schema {version!r} is not supported: {why}")
+
+
+def _build(cls: type, data: Any) -> Any:
+    """A model object of ``cls`` from JSON data; a :class:`CaptureError` names the bad field."""
+    try:
+        return _converter(cls)(data)
+    except _Invalid as error:
+        raise CaptureError(error.message()) from None
 
 
 _HINTS: dict[type, dict[str, Any]] = {}

@@ -16,8 +16,8 @@ STATIC = Path(__file__).resolve().parents[1] / "kernelviz" / "static"
 
 PANEL_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="stylesheet" href="panel.css"></head>
 <body><div id="app"></div><script type="module">
-import { renderCapture } from "./panel.js";
-const data = await (await fetch("data.json")).json();
+import { decodePayload, renderCapture } from "./panel.js";
+const data = await decodePayload(await (await fetch("data.json")).json());
 const t0 = performance.now();
 window.view = renderCapture(document.getElementById("app"), data);
 window.renderMs = performance.now() - t0;

@@ -1,3 +1,4 @@
+import html.parser
 import os
 from pathlib import Path
 
@@ -22,6 +23,26 @@ def big_capture(kernels: int = 200):
         graph.id = f"{len(graphs)}_{graph.id}"
         graphs.append(graph)
     return Capture(graphs=graphs)
+
+
+class Tags(html.parser.HTMLParser):
+    """The start tags (name, attributes) and the text of some HTML."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse_html(markup: str) -> Tags:
+    parser = Tags()
+    parser.feed(markup)
+    return parser
 
 
 H100_PEAKS = {"device": "NVIDIA H100 80GB HBM3", "dram_gb_per_s": 3350.0,

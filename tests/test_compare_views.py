@@ -4,11 +4,11 @@ hostile captured text that must stay text."""
 import json
 
 import pytest
-from test_views import EVIL, _parse
+from test_views import EVIL
 
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
-from conftest import FIXTURES
+from conftest import FIXTURES, parse_html
 from kernelviz.compare import Diff
 from kernelviz.views.diff_display import payload
 from kernelviz.views.diff_source import line_runs, source_diff, unified
@@ -59,7 +59,7 @@ def test_unified_rows_cover_both_sides_of_a_source_diff():
 def test_html_report_escapes_everything_captured(tmp_path):
     d = edit_diff(hostile=True)
     markup = d.to_html()
-    parsed = _parse(markup)
+    parsed = parse_html(markup)
     assert not any(tag in ("script", "img", "iframe", "link") for tag, _ in parsed.tags)
     text = "".join(parsed.text)
     assert f"before {EVIL}" in text and f"'{EVIL}'" in text  # shown, as text

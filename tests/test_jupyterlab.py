@@ -15,6 +15,7 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("jupyterlab")
 import kernelviz  # noqa: E402
 from jupyterlab_support import api, jupyterlab  # noqa: E402
+from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 pytestmark = needs_browser
 QUICKSTART = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
@@ -250,8 +251,8 @@ def test_quickstart_runs_live_in_jupyterlab(tmp_path):
         fwd.locator(".kv-bench").click()
         fwd.locator(".kv-bench", has_text="Time again").wait_for(timeout=120000)
         fwd_cell = bench_cell - 3
-        saved = _output_data(page, fwd_cell)[0]["data"][kernelviz.MIME_TYPE]
-        assert saved["graphs"][0]["launches"][0]["timing"]["in_graph_ms"] > 0  # the saved parts were refreshed
+        saved = capture_from_bundle(_output_data(page, fwd_cell)[0]["data"][kernelviz.MIME_TYPE])
+        assert saved.graphs[0].launches[0].timing.in_graph_ms > 0  # the saved parts were refreshed
         _fit(page)
         step.evaluate("p => p.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SHOTS / "jupyterlab_live_light.png"))

@@ -46,7 +46,6 @@ def test_other_schema_version_is_refused_with_a_message():
     "import os\nprint('hello')\n",
     "",
     "def call(x):\n  return x\n" [:0] + "x = 1\n",
-    "{\"not\": \"python\"}\n",
 ])
 def test_not_inductor_code_says_what_was_expected(text):
     with pytest.raises(kernelviz.ParseError) as info:
@@ -108,3 +107,14 @@ def test_truncated_and_mangled_code_never_crashes():
             except kernelviz.ParseError:
                 continue
             Capture.from_json(capture.to_json())
+
+
+def test_from_dict_never_shares_the_callers_data():
+    data = json.loads(kernelviz.load(MLP_CUDA).to_json())
+    first, second = Capture.from_dict(data), Capture.from_dict(data)
+    kernel = first.graphs[0].kernels[1]
+    kernel.source_nodes.append("added")
+    kernel.triton_meta["added"] = 1
+    assert "added" not in second.graphs[0].kernels[1].source_nodes
+    assert "added" not in data["graphs"][0]["kernels"][1]["source_nodes"]
+    assert "added" not in second.graphs[0].kernels[1].triton_meta

@@ -9,6 +9,7 @@ nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
 
 import kernelviz  # noqa: E402
+from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
 
@@ -17,7 +18,7 @@ def test_quickstart_runs_and_its_outputs_hold_the_captures(tmp_path):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
                             store_widget_state=True).execute()
-    captures = [kernelviz.Capture.from_dict(out["data"][kernelviz.MIME_TYPE])
+    captures = [capture_from_bundle(out["data"][kernelviz.MIME_TYPE])
                 for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
                 if kernelviz.MIME_TYPE in out.get("data", {})]
     assert len(captures) == 3

@@ -2,7 +2,6 @@
 with hostile captured text that must stay text."""
 
 import hashlib
-import html.parser
 import json
 import time
 
@@ -10,32 +9,14 @@ import pytest
 
 import kernelviz
 from browser import STATIC, chromium_page, needs_browser, panel_site, serve
-from conftest import ALL_FIXTURES, FIXTURES, big_capture, fill_timings
+from conftest import ALL_FIXTURES, FIXTURES, big_capture, fill_timings, parse_html
 from kernelviz.model import Capture, DynamoEvent, Graph, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
-from kernelviz.views.payload import payload
+from kernelviz.views.payload import capture_from_bundle, payload
 
 EVIL = '<script>window.pwned=1</script>"'
-
-
-class Tags(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def _parse(markup):
-    parser = Tags()
-    parser.feed(markup)
-    return parser
 
 
 def hostile_capture() -> Capture:
@@ -61,7 +42,7 @@ def test_panel_bundle_is_built_from_the_current_sources():
 
 def test_html_report_lists_kernels_with_highlighted_source():
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py")
-    parsed = _parse(report(cap))
+    parsed = parse_html(report(cap))
     text = "".join(parsed.text)
     assert all(k.name in text for k in cap.kernels)
     assert sum(1 for tag, a in parsed.tags if tag == "details" and a.get("class") == "kv-kernel") == len(cap.kernels)
@@ -74,7 +55,7 @@ def test_html_report_lists_kernels_with_highlighted_source():
 def test_html_report_escapes_everything_captured(tmp_path):
     cap = hostile_capture()
     markup = cap.to_html()
-    parsed = _parse(markup)
+    parsed = parse_html(markup)
     assert not any(tag == "script" for tag, _ in parsed.tags)
     assert EVIL in "".join(parsed.text)  # shown, as text
     path = tmp_path / "r.html"
@@ -137,7 +118,7 @@ def test_widget_state_selection_and_lazy_tokens():
 def test_capture_mimebundle_has_widget_model_json_and_html():
     cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
     bundle = cap._repr_mimebundle_()
-    assert Capture.from_dict(bundle[kernelviz.MIME_TYPE]) == cap
+    assert capture_from_bundle(bundle[kernelviz.MIME_TYPE]) == cap
     assert "cpp_fused_gelu_0" in bundle["text/html"] and "kernelviz:" in bundle["text/plain"]
     pytest.importorskip("anywidget")
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -186,7 +167,7 @@ def test_html_report_has_the_panels_columns_charts_and_wrapper_view():
     cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"))
     cap.graphs[0].launches[3].timing.pct_peak_flops = 100.0
     markup = report(cap)
-    parsed = _parse(markup)
+    parsed = parse_html(markup)
     assert all(f"<th>{h}</th>" in markup for h in ("in-graph ms", "share", "isolated ms", "achieved", "% roof"))
     assert not any(tag in ("script", "iframe", "foreignobject") for tag, _ in parsed.tags)
     assert sum(1 for tag, _ in parsed.tags if tag == "svg") >= 3  # roofline, bandwidth strip, legend, timeline

@@ -2,43 +2,42 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import re
 from pathlib import Path
 
-from ..model import Capture, CaptureError, Graph
+from ..model import Capture, CaptureError, Graph, without_gc
 from .kernels import find_kernels
 from .logs import unwrap
 from .wrapper import read_call
 
-_AOT_ID = re.compile(r"^# AOT ID: \['([^']*)'\]", re.M)
-EXPECTED = ("expected Inductor output code: a Python module that defines kernels with "
-            "async_compile.<backend>(...) and a call(args) wrapper (as saved by TORCH_COMPILE_DEBUG, "
-            "TORCH_LOGS=output_code or tlparse)")
+_AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
+EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
+            "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
+            "TORCH_LOGS=output_code or tlparse) or a kernelviz capture (.json)")
 
 
 class ParseError(CaptureError):
-    """The input is not Inductor output code."""
+    """The input is not Inductor output code (nor a capture's JSON); the message is one line."""
 
 
 def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     """Parse one output-code module. Unknown parts are kept as raw text with a warning."""
     if "\x00" in text:
-        raise ParseError(f"binary data, not text; {EXPECTED}")
+        raise ParseError(f"binary data (a NUL byte at offset {text.index(chr(0))}), not text; {EXPECTED}")
     lines = text.splitlines()
-    starts, pos = [], 0
-    for line in text.splitlines(keepends=True):
-        starts.append(pos)
-        pos += len(line)
+    starts = list(itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
     warnings: list[str] = []
     definitions = find_kernels(text, lines, starts, warnings)
     skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
     kernels = {d.kernel.name: d.kernel for d in definitions}
-    body = read_call(lines, kernels, skip, warnings)
+    body = read_call(text, lines, starts, kernels, skip, warnings)
     if not definitions and body.span is None:
         raise ParseError(f"found no kernels and no call(args); {EXPECTED}")
     if body.span is None:
         warnings.append("no call(args) wrapper found: launches are unknown")
-    aot = _AOT_ID.search(text)
+    aot = next(_aot_ids(text), None)
     gid = graph_id or (aot.group(1) if aot else "graph")
     kind = next((k for k in ("forward", "backward", "inference") if aot and aot.group(1).endswith(k)), "unknown")
     return Graph(id=gid, kind=kind, device=_device(text, body.device, kernels), code=text,
@@ -56,39 +55,88 @@ def _device(text: str, alloc_device: str | None, kernels: dict) -> str:
     return "cuda" if "empty_strided_cuda(" in text else "cpu"
 
 
+def _aot_ids(text: str):
+    """``# AOT ID: ['...']`` lines (found by their literal text, then checked to start a line)."""
+    return (m for m in _AOT_ID.finditer(text) if m.start() == 0 or text[m.start() - 1] == "\n")
+
+
 def split_modules(text: str) -> list[str]:
     """Split text holding several modules (a TORCH_LOGS=output_code log) at each ``# AOT ID`` line."""
-    marks = [m.start() for m in _AOT_ID.finditer(text)]
+    marks = [m.start() for m in _aot_ids(text)]
     if len(marks) <= 1:
         return [text]
     return [text[a:b] for a, b in zip(marks, marks[1:] + [len(text)])]
 
 
 def load(source: str | Path) -> Capture:
-    """A :class:`Capture` from a capture's JSON file, or from saved output code: a file, a directory of
-    them, or the code text itself."""
+    """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
+    directory of them, a TORCH_LOGS log of several modules, or the text itself.
+
+    Raises :class:`ParseError` (a :class:`CaptureError`) with one line that names the file and says what
+    was expected: for text that is not Inductor output code, for data that is not text, a missing file,
+    and for JSON that is not a capture this version reads (naming the field, or the schema version).
+    """
+    with without_gc():
+        return _load(source)
+
+
+def _load(source: str | Path) -> Capture:
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
-        if path.suffix == ".json" and path.is_file():
-            return Capture.from_json(_read(path))
         if path.is_dir():
             files = sorted(p for p in path.rglob("*.py") if "async_compile" in _read(p))
             if not files:
                 raise ParseError(f"{path}: no Inductor output code in this directory; {EXPECTED}")
-            return Capture(graphs=[g for p in files for g in _graphs(_read(p), p.stem)])
+            graphs = []
+            for file in files:
+                with _named(file):
+                    graphs += _graphs(_read(file), file.stem)
+            return Capture(graphs=graphs)
         if not path.is_file():
             raise ParseError(f"{path}: no such file; {EXPECTED}")
-        return Capture(graphs=_graphs(_read(path), path.stem))
-    return Capture(graphs=_graphs(source, None))
+        text = _read(path)
+        with _named(path):
+            return _from_text(text, path.stem, json=path.suffix in (".json", ".ipynb"))
+    with _named(None):
+        return _from_text(source, None, json=False)
+
+
+_JSON_OBJECT = re.compile(r'\s*\{\s*"')  # how a JSON object starts (a C++ block "{ int ..." does not)
+
+
+def _from_text(text: str, name: str | None, json: bool) -> Capture:
+    if not text.strip():
+        raise ParseError(f"empty; {EXPECTED}")
+    if json or _JSON_OBJECT.match(text):
+        return Capture.from_json(text)
+    return Capture(graphs=_graphs(text, name))
+
+
+@contextlib.contextmanager
+def _named(path: Path | None):
+    """Raise a :class:`CaptureError` from inside as a :class:`ParseError`, with the file's name first."""
+    try:
+        yield
+    except CaptureError as exc:
+        raise ParseError(f"{path}: {exc}" if path is not None else str(exc)) from None
 
 
 def _graphs(text: str, name: str | None) -> list[Graph]:
-    modules = split_modules(unwrap(text) or text)
-    return [parse_graph(m, name if len(modules) == 1 and not _AOT_ID.search(m) else None) for m in modules]
+    text = unwrap(text) or text
+    modules = split_modules(text)
+    if len(modules) == 1:
+        return [parse_graph(text, None if next(_aot_ids(text), None) else name)]
+    graphs = []
+    for i, module in enumerate(modules):
+        try:
+            graphs.append(parse_graph(module))
+        except ParseError as exc:
+            raise ParseError(f"module {i + 1} of {len(modules)} ({module.splitlines()[0]}): {exc}") from None
+    return graphs
 
 
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise ParseError(f"{path}: not UTF-8 text; {EXPECTED}") from None
+        raise ParseError(f"{path}: binary data, not UTF-8 text; {EXPECTED}") from None

@@ -13,8 +13,9 @@ from ..model import FragmentNode
 
 _HEADER = re.compile(r"^(Topologically Sorted|Unsorted) Source Nodes: \[(.*)\], Original ATen: \[(.*)\]$")
 _MAPPING = re.compile(r"^(\S+) => (.*)$")
-_FRAGMENT = re.compile(r"^%(\w+) : (.*?) = (\w+)\[target=(.*?)\](?:\((.*)\))?$")
-_TENSOR = re.compile(r'^Tensor "(\w+)\[(.*?)\]\[(.*?)\]([^"]*)"')
+# %name : Tensor "dtype[shape][stride]device"[num_users=N] = op[target=...](args): one regex for it all
+_FRAGMENT = re.compile(r'^%(\w+) : (?:Tensor "(\w+)\[([^\]]*)\]\[([^\]]*)\]([^"]*)")?(.*?) = (\w+)\[target=(.*?)\]'
+                       r"(?:\((.*)\))?$")
 _USERS = re.compile(r"\[num_users=(\d+)\]")
 _RETURN = re.compile(r"^return (.*)$")
 
@@ -32,7 +33,7 @@ class Origin:
 
 
 def _names(text: str) -> list[str]:
-    return [n.strip() for n in text.split(",") if n.strip()]
+    return [n for n in map(str.strip, text.split(",")) if n]
 
 
 def parse_origin(lines: list[str], comment: str = "#") -> Origin:
@@ -43,9 +44,10 @@ def parse_origin(lines: list[str], comment: str = "#") -> Origin:
         text = raw.strip()
         if not text.startswith(comment):
             continue
-        body = text[len(comment):]
-        line = body.strip()
-        if line.startswith("kernel path:"):
+        line = text[len(comment):].strip()
+        if section == "fragment" and line.startswith("%"):  # most lines: the graph fragment's nodes
+            origin.fragment.append(parse_fragment_line(line))
+        elif line.startswith("kernel path:"):
             origin.path = line.split(":", 1)[1].strip()
         elif m := _HEADER.match(line):
             origin.found = True
@@ -64,18 +66,14 @@ def parse_origin(lines: list[str], comment: str = "#") -> Origin:
 
 def parse_fragment_line(line: str) -> FragmentNode:
     """One ``%name : Tensor "f32[8, 64][64, 1]cpu"[num_users=2] = op[target=...](args = ...)`` line."""
-    if m := _RETURN.match(line):
-        return FragmentNode(name="output", op="output", args=m.group(1))
     m = _FRAGMENT.match(line)
     if not m:
+        if r := _RETURN.match(line):
+            return FragmentNode(name="output", op="output", args=r.group(1))
         return FragmentNode(name="?", op="unknown", text=line)
-    name, type_text, op, target, args = m.groups()
-    node = FragmentNode(name=name, op="placeholder" if op == "PlaceHolder" else op, target=target,
-                        args=args or "")
-    if t := _TENSOR.match(type_text):
-        node.dtype = t.group(1)
-        node.shape, node.stride = _names(t.group(2)), _names(t.group(3))
-        node.device = t.group(4) or None
-    if u := _USERS.search(type_text):
-        node.users = int(u.group(1))
-    return node
+    name, dtype, shape, stride, device, rest, op, target, args = m.groups()
+    users = _USERS.search(rest) if "num_users" in rest else None
+    tensor = dtype is not None
+    return FragmentNode(name=name, op="placeholder" if op == "PlaceHolder" else op, target=target, dtype=dtype,
+                        shape=_names(shape) if tensor else None, stride=_names(stride) if tensor else None,
+                        device=device or None, users=int(users.group(1)) if users else None, args=args or "")

@@ -3,25 +3,80 @@
 from __future__ import annotations
 
 import ast
+import json
+import re
 from typing import Any
+
+# One token of a literal (after its strings are double-quoted): a string; a tuple written as a dict key,
+# "(0,):"; a name with what follows it, "( )" "(" or "="; a parenthesis; a trailing comma.
+_TOKEN = re.compile(r'"[^"]*"|\((-?\d+,|-?\d+(?:, -?\d+)+)\):|(?<![\w.])([A-Za-z_][\w.]*)(\(\)|\(|=)?|[()]'
+                    r"|,(?=\s*[\])}])")
+_CONSTANTS = {"True": "true", "False": "false", "None": "null"}
+_EMPTY = {"set": "[]", "list": "[]", "tuple": "[]"}
 
 
 def parse_call_kwargs(text: str) -> dict[str, Any]:
     """Parse ``(a=1, b={...})``-style keyword arguments text (without the callee) into JSON data."""
+    fast = _as_json(text)
+    if fast is not None:
+        return fast
     node = ast.parse(f"f{text}", mode="eval").body
     assert isinstance(node, ast.Call)
     return {kw.arg: to_json(kw.value) for kw in node.keywords if kw.arg}
 
 
+def _as_json(text: str) -> dict[str, Any] | None:
+    """The fast path of :func:`parse_call_kwargs` (~5x faster than ``ast``, whose parse is most of the time of
+    reading a kernel): the reprs Inductor writes are rewritten as JSON in one regex pass and read by ``json``.
+    Gives what the ``ast`` path gives, or None where the text holds anything else (a double quote or a
+    backslash, a call with positional arguments, a set, an operator...): the rewrite is then not valid JSON."""
+    body = text.strip()
+    if not (body.startswith("(") and body.endswith(")")) or '"' in body or "\\" in body:
+        return None
+    closers: list[str] = []
+
+    def token(m: re.Match) -> str:
+        t = m.group(0)
+        if t[0] == '"':
+            return t
+        if m.group(1) is not None:  # a tuple key: ast.unparse's text of it
+            return f'"({m.group(1)})":'
+        name, tail = m.group(2), m.group(3)
+        if name is not None:
+            if tail is None:  # a name or a dotted name: its text, as ast.unparse gives it
+                return _CONSTANTS.get(name) or f'"{name}"'
+            if tail == "=":
+                return f'"{name}":'
+            if tail == "()":
+                return _EMPTY.get(name, "{}")
+            closers.append("}")  # a record-like call, Name(key=value, ...)
+            return "{"
+        if t == "(":
+            closers.append("]")
+            return "["
+        if t == ")":
+            return closers.pop() if closers else ")"
+        return ""  # a trailing comma
+
+    rewritten = _TOKEN.sub(token, body[1:-1].rstrip().rstrip(",").replace("'", '"'))
+    try:
+        data = json.loads("{" + rewritten + "}")
+    except ValueError:
+        return None
+    return data if not closers else None
+
+
 def to_json(node: ast.AST) -> Any:
-    """JSON value of a literal expression; names, enums and unknown calls become their source text."""
+    """JSON value of a literal expression; names, enums, unknown calls and constants JSON has no form for
+    (bytes, complex numbers) become their source text."""
     if isinstance(node, ast.Constant):
-        return node.value
+        return node.value if node.value is None or isinstance(node.value, (str, int, float)) else ast.unparse(node)
     if isinstance(node, ast.Dict):
         return {_key(k): to_json(v) for k, v in zip(node.keys, node.values) if k is not None}
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [to_json(e) for e in node.elts]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool)):
         return -node.operand.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if node.func.id in ("set", "list", "tuple", "dict") and not node.args and not node.keywords:

@@ -7,16 +7,22 @@ from dataclasses import dataclass, field
 
 from ..model import BufferEvent, Kernel, Launch, TensorSpec
 from .comments import parse_origin
+from .kernels import line_of
 
-_CALL_DEF = re.compile(r"^(\s*)def call\((?:self, )?args\):\s*$")
-_PARTITION_DEF = re.compile(r"^def (partition_\d+)\(args\):\s*$")
+# Definitions searched in the whole text by their literal part (faster than a regex anchored at ^), then
+# checked to start their line (see _Reader.__init__).
+_LINE_END = r"[ \t]*(?=[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\Z)"  # where str.splitlines ends a line
+_CALL_DEF = re.compile(r"def call\((?:self, )?args\):" + _LINE_END)
+_PARTITION_DEF = re.compile(r"def (partition_\d+)\(args\):" + _LINE_END)
+_RAND = re.compile(r" = rand_strided\(\((.*?)\), \((.*?)\), device='([^']*)', dtype=torch\.(\w+)\)")
 _PARTITION_USE = re.compile(r"self\.partitions\[(\d+)\]")
 _ASSIGN = re.compile(r"^([\w, ()]+?) = (.*)$")
 _CALLEE = re.compile(r"^([\w.]+)\(")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _ALLOC = re.compile(r"^empty_strided(?:_(\w+))?\(\((.*?)\), \((.*?)\), (?:dtype=)?torch\.(\w+)")
 _ASSERT = re.compile(r"^assert_size_stride\((\w+), \((.*?)\), \((.*?)\)")
-_RAND = re.compile(r"^\s*(\w+) = rand_strided\(\((.*?)\), \((.*?)\), device='([^']*)', dtype=torch\.(\w+)\)")
+_NESTING = re.compile(r"""[()\[\]{}'"]""")
+_SPECIAL = re.compile(r"""[()\[\]{}'",]""")  # what split_args looks at
 
 # Calls in call() that do bookkeeping, not work.
 SKIP = {"assert_size_stride", "assert_alignment", "get_raw_stream", "torch.cuda.set_device", "args.clear",
@@ -42,8 +48,13 @@ class CallBody:
 
 def split_args(text: str) -> list[str]:
     """Split a call's argument text at its top-level commas."""
+    if not _NESTING.search(text):
+        parts = text.split(",")
+        tail = parts.pop().strip()
+        return [p.strip() for p in parts] + ([tail] if tail else [])
     parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
+    for m in _SPECIAL.finditer(text):
+        i, ch = m.start(), m.group()
         if quote:
             if ch == quote:
                 quote = ""
@@ -96,30 +107,44 @@ def _dims(text: str) -> list[str]:
 
 
 class _Reader:
-    def __init__(self, lines: list[str], kernels: dict[str, Kernel], skip: set[int], warnings: list[str]):
-        self.lines, self.kernels, self.skip, self.warnings = lines, kernels, skip, warnings
+    def __init__(self, text: str, lines: list[str], line_starts: list[int], kernels: dict[str, Kernel], skip: set[int],
+                 warnings: list[str]):
+        self.text, self.lines, self.starts = text, lines, line_starts
+        self.kernels, self.skip, self.warnings = kernels, skip, warnings
         self.out = CallBody()
         self.known: set[str] = set()  # inputs and buffers defined so far
         self.pending: list[str] = []  # comment lines waiting for the next launch
         self.step = 0
         self.extern_outputs: set[str] = set()
-        self.partitions = {m.group(1): i for i, line in enumerate(lines)
-                           if i not in skip and (m := _PARTITION_DEF.match(line))}
+        self.partitions = {m.group(1): i for m, i, indent in self._defs(_PARTITION_DEF) if not indent}
+        self.inputs: dict[str, TensorSpec] = {}
+        self.entered: set[str] = set()  # partitions read (each once: a module that calls itself is not followed)
+
+    def _defs(self, pattern: re.Pattern):
+        """(match, 0-based line, text before it on the line) of each match that only white space precedes on
+        its line, outside kernel sources."""
+        for m in pattern.finditer(self.text):
+            i = line_of(self.starts, m.start())
+            before = self.text[self.starts[i] : m.start()]
+            if i not in self.skip and not before.strip():
+                yield m, i, before
 
     def read(self) -> CallBody:
-        for i, line in enumerate(self.lines):
-            if i not in self.skip and _CALL_DEF.match(line):
-                body = _body(self.lines, i)
-                self.out.span = [i + 1, body[-1][0] + 1 if body else i + 1]
-                self._block(body)
-                break
+        for _, i, _ in self._defs(_CALL_DEF):
+            body = _body(self.lines, i)
+            self.out.span = [i + 1, body[-1][0] + 1 if body else i + 1]
+            self._block(body)
+            break
         self._input_types()
         return self.out
 
     def _block(self, body: list[tuple[int, str]]) -> None:
         for lineno, text in body:
             if text.startswith("#"):
-                self.pending = [text] if "Source Nodes:" in text else self.pending + [text]
+                if "Source Nodes:" in text:
+                    self.pending = [text]
+                else:
+                    self.pending.append(text)
                 continue
             reuse = text.endswith("# reuse")
             code = text.split("  #", 1)[0] if "  #" in text else text
@@ -129,9 +154,10 @@ class _Reader:
                 except (ValueError, IndexError, KeyError) as exc:
                     self.warnings.append(f"line {lineno + 1} of call() not understood ({type(exc).__name__}); "
                                          "kept as raw text")
-            if m := _PARTITION_USE.search(text):
+            if "partitions[" in text and (m := _PARTITION_USE.search(text)):
                 name = f"partition_{m.group(1)}"
-                if name in self.partitions:
+                if name in self.partitions and name not in self.entered:
+                    self.entered.add(name)
                     self._block(_body(self.lines, self.partitions[name]))
 
     def _event(self, **kw) -> None:
@@ -151,10 +177,12 @@ class _Reader:
         if stmt.startswith(("with ", "if ", "else", "for ", "pass")):
             return
         targets, expr = [], stmt
-        if m := _ASSIGN.match(stmt):
+        if " = " in stmt and (m := _ASSIGN.match(stmt)):
             targets, expr = _IDENT.findall(m.group(1)), m.group(2).strip()
         if expr == "args":  # call()'s inputs; a partition's own unpacking (later, reordered) is not
-            self.out.inputs = self.out.inputs or [TensorSpec(name=t) for t in targets]
+            if not self.out.inputs:
+                self.out.inputs = [TensorSpec(name=t) for t in targets]
+                self.inputs = {spec.name: spec for spec in self.out.inputs}
             self.known.update(targets)
             return
         if a := _ASSERT.match(expr):
@@ -183,7 +211,7 @@ class _Reader:
 
     def _assert(self, a: re.Match, line: int) -> None:
         name, shape, stride = a.group(1), _dims(a.group(2)), _dims(a.group(3))
-        spec = next((s for s in self.out.inputs if s.name == name), None)
+        spec = self.inputs.get(name)
         if spec is not None:
             spec.shape, spec.stride = spec.shape or shape, spec.stride or stride
         elif name in self.extern_outputs:  # a buffer an extern call allocated: its size, not its dtype
@@ -238,15 +266,17 @@ class _Reader:
             (launch.writes if arg.startswith("out=") else launch.reads).append(buf)
 
     def _input_types(self) -> None:
-        by_name = {spec.name: spec for spec in self.out.inputs}
-        for line in self.lines:
-            if (m := _RAND.match(line)) and m.group(1) in by_name:
-                spec = by_name[m.group(1)]
-                spec.device, spec.dtype = m.group(4), m.group(5)
-                spec.shape = spec.shape or _dims(m.group(2))
-                spec.stride = spec.stride or _dims(m.group(3))
+        """Dtype and device of each input, from the ``rand_strided`` calls of the benchmark harness."""
+        for m in _RAND.finditer(self.text):
+            name = self.text[self.starts[line_of(self.starts, m.start())] : m.start()].strip()
+            if name in self.inputs:
+                spec = self.inputs[name]
+                spec.device, spec.dtype = m.group(3), m.group(4)
+                spec.shape = spec.shape or _dims(m.group(1))
+                spec.stride = spec.stride or _dims(m.group(2))
 
 
-def read_call(lines: list[str], kernels: dict[str, Kernel], skip: set[int], warnings: list[str]) -> CallBody:
+def read_call(text: str, lines: list[str], line_starts: list[int], kernels: dict[str, Kernel], skip: set[int],
+              warnings: list[str]) -> CallBody:
     """Parse ``call()`` (a module function or the ``Runner`` method), skipping kernel-source lines."""
-    return _Reader(lines, kernels, skip, warnings).read()
+    return _Reader(text, lines, line_starts, kernels, skip, warnings).read()

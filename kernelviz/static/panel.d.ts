@@ -13,6 +13,8 @@ export interface PanelView {
   setLive(live: boolean): void;
   setProgress(progress: { done: number; total: number; label: string } | null): void;
 }
+/** The panel's data from a saved output (decodes kernelviz's compact saved form; other data as it is). */
+export function decodePayload(data: unknown): Promise<unknown>;
 export function renderCapture(el: HTMLElement, data: unknown, host?: PanelHost): PanelView;
 declare const _default: { render(props: { model: unknown; el: HTMLElement }): () => void };
 export default _default;

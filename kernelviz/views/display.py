@@ -8,13 +8,15 @@ from typing import Any
 
 from ..model import MIME_TYPE, Capture
 from .html import report
-from .payload import payload
+from .payload import payload, saved
 from .text import summary
 
 
 def static_bundle(capture: Capture) -> dict[str, Any]:
-    """What survives without a kernel: the model's JSON, the HTML report and the text summary."""
-    return {MIME_TYPE: payload(capture), "text/html": report(capture), "text/plain": summary(capture)}
+    """What survives without a kernel, each part sized to what it is for: the panel's data, compressed
+    (:func:`~kernelviz.views.payload.saved`), for JupyterLab's renderer; the HTML report without kernel
+    sources for GitHub and nbviewer (``cap.save_html()`` writes the full one); the text summary."""
+    return {MIME_TYPE: saved(capture), "text/html": report(capture, sources=False), "text/plain": summary(capture)}
 
 
 def widget_bundle(capture: Capture) -> tuple[dict[str, Any], Any]:

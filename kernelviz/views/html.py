@@ -126,7 +126,7 @@ def wrapper_view(graph: Graph) -> str:
     for step, line, what, name, detail in steps:
         current = live.get(step, current)
         peak = ' class="kv-peak"' if step == memory.peak_step else ""
-        rows.append(f"<tr{peak}><td>{line}</td><td>{what}</td><td><code>{escape(name)}</code></td>"
+        rows.append(f"<tr{peak}><td>{line}</td><td>{escape(what)}</td><td><code>{escape(name)}</code></td>"
                     f"<td>{escape(detail)}</td><td>{size(current)}</td></tr>")
     unknown = f" (+ {len(memory.unknown)} buffers of unknown size)" if memory.unknown else ""
     return (f"<details><summary>Wrapper call(): {len(steps)} steps, peak memory of the buffers it allocates "
@@ -222,10 +222,16 @@ def header(capture: Capture) -> str:
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 
+_NO_SOURCES = ("Kernel sources are not in this static view: the kernelviz panel (JupyterLab or Notebook 7 with "
+               "kernelviz installed) shows them from the saved output, and <code>cap.save_html(path)</code> writes "
+               "the full report.")
+
+
 def report(capture: Capture, *, sources: bool = True) -> str:
     """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the
-    kernels' source code is left out (a compact report)."""
+    kernels' source code is left out (a compact report), and it says where they are."""
     return (f'<div class="kv-report"><style>{_css()}</style>{header(capture)}'
+            + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
             + "".join(graph_section(capture, g, sources=sources) for g in capture.graphs) + "</div>")
 
 

@@ -1,16 +1,31 @@
 """What the front end reads: the model's JSON plus a ``view`` annex of data derived for display
-(pygments tokens, fragment-to-line links, memory timelines). The model ignores the annex on load."""
+(pygments tokens, fragment-to-line links, memory timelines). The model ignores the annex on load.
+
+A notebook saves that JSON in a compact form (:func:`saved`): each kernel's source as the ``[start,
+end]`` span of its graph's code that it is (the text is stored once), then the whole gzip-compressed and
+base64-encoded. The panel decodes it (``static/src/payload.js``); :func:`capture_from_bundle` reads it
+back in Python.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import gzip
+import zlib
 from typing import Any
 
-from ..model import Capture
+from ..model import SCHEMA_VERSION, Capture, CaptureError, dumps, loads
 from .highlight import language, tokens
 from .hip import hip_view
 from .links import kernel_links
 from .memory import timeline
 from .stages import kernel_extras, strip_stages
+
+ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
+# Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
+# 2,000-kernel capture holds 7 MB of kernel source); the kernels past it are shown as plain text.
+HIGHLIGHT_BUDGET = 500_000
 
 
 def kernel_key(graph_index: int, kernel_name: str) -> str:
@@ -18,14 +33,18 @@ def kernel_key(graph_index: int, kernel_name: str) -> str:
 
 
 def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
-    """Display data for every graph, and with ``per_kernel`` for every kernel (tokens and links);
+    """Display data for every graph, and with ``per_kernel`` for every kernel (links, and pygments tokens for
+    the first ``HIGHLIGHT_BUDGET`` characters of kernel source: a kernel past it is shown as plain text);
     the live widget leaves those out and sends them kernel by kernel when one is selected."""
     annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}}
+    budget = HIGHLIGHT_BUDGET
     for g, graph in enumerate(capture.graphs):
         for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
             annex["links"][key] = kernel_links(graph, kernel)
-            annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
+            if len(kernel.source) <= budget:
+                budget -= len(kernel.source)
+                annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
             annex.setdefault("deep", {})[key] = kernel_extras(kernel, text=False)
         if per_kernel:
             annex.setdefault("hip", {})[str(g)] = hip_view(graph, text=False)
@@ -45,6 +64,69 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
         strip_stages(data)
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     return data
+
+
+def saved(capture: Capture) -> dict[str, Any]:
+    """What a notebook saves under ``application/vnd.kernelviz.v1+json``: :func:`payload` with kernel
+    sources as spans of their graph's code, gzip-compressed (deterministically) and base64-encoded."""
+    data = payload(capture)
+    for graph in data["graphs"]:
+        _sources_to_spans(graph)
+    packed = gzip.compress(dumps(data).encode(), compresslevel=6, mtime=0)
+    return {"schema_version": SCHEMA_VERSION, "encoding": ENCODING, "data": base64.b64encode(packed).decode()}
+
+
+def _sources_to_spans(graph: dict[str, Any]) -> None:
+    """Replace each kernel's source by its ``[start, end]`` in the graph's code where it is a slice of it.
+    Offsets count UTF-16 code units, as JavaScript's ``slice`` does: code with characters outside the
+    BMP (which take two units) keeps its sources as text."""
+    code, start = graph["code"], 0
+    if not code.isascii() and any(ord(c) > 0xFFFF for c in code):
+        return
+    for kernel in graph["kernels"]:
+        source = kernel["source"]
+        at = code.find(source, start)
+        if at < 0:
+            at = code.find(source)
+        if source and at >= 0:
+            kernel["source"] = [at, at + len(source)]
+            start = at + len(source)
+
+
+def decode(data: Any) -> Any:
+    """The payload from what a notebook saved: :func:`saved`'s form decoded, or the model's JSON (which
+    kernelviz 0.1 saved) as it is. Raises :class:`CaptureError` (one line) for data that is not either;
+    what the decoded JSON holds is checked by :meth:`Capture.from_dict`."""
+    if not isinstance(data, dict) or "encoding" not in data:
+        return data
+    if data["encoding"] != ENCODING:
+        raise CaptureError(f"notebook output encoded as {data['encoding']!r:.40}; this kernelviz reads {ENCODING!r}")
+    try:
+        payload = loads(gzip.decompress(base64.b64decode(data.get("data", ""), validate=True)))
+    except (binascii.Error, TypeError, OSError, EOFError, zlib.error, ValueError) as exc:
+        raise CaptureError(f"notebook output: its data is not {ENCODING} of JSON ({exc})") from None
+    graphs = payload.get("graphs") if isinstance(payload, dict) else None
+    for graph in graphs if isinstance(graphs, list) else []:
+        if isinstance(graph, dict) and isinstance(graph.get("kernels"), list):
+            _spans_to_sources(graph)
+    return payload
+
+
+def _spans_to_sources(graph: dict[str, Any]) -> None:
+    """Undo :func:`_sources_to_spans`; a span that is not one is left for the model's reader to refuse."""
+    code = graph.get("code")
+    for kernel in graph["kernels"]:
+        span = kernel.get("source") if isinstance(kernel, dict) else None
+        if (isinstance(code, str) and isinstance(span, list) and len(span) == 2
+                and all(type(i) is int for i in span) and 0 <= span[0] <= span[1] <= len(code)):
+            kernel["source"] = code[span[0] : span[1]]
+
+
+def capture_from_bundle(data: Any) -> Capture:
+    """The :class:`Capture` in a notebook output's ``application/vnd.kernelviz.v1+json`` data (either form).
+
+    Raises :class:`CaptureError` with one line, as :meth:`Capture.from_dict` does."""
+    return Capture.from_dict(decode(data))
 
 
 def kernel_view(capture: Capture, key: str) -> dict[str, Any]:

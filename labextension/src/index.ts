@@ -7,7 +7,7 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Panel, Widget } from '@lumino/widgets';
 
 import { LiveContext, WIDGET_MIME } from './live';
-import { renderCapture } from './panel';
+import { decodePayload, renderCapture } from './panel';
 
 export const MIME_TYPE = 'application/vnd.kernelviz.v1+json';
 const CLASS_NAME = 'jp-RenderedKernelviz';
@@ -28,7 +28,14 @@ export class KernelvizRenderer extends Panel implements IRenderMime.IRenderer {
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const data = model.data[this._options.mimeType];
+    let data: unknown;
+    try {
+      data = await decodePayload(model.data[this._options.mimeType]);
+    } catch (error) {
+      this._saved.node.textContent = `kernelviz: this saved output cannot be read (${String(error)})`;
+      this._view = null;
+      return;
+    }
     if (this._view) {
       this._view.update(data);
     } else {

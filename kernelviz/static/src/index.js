@@ -4,5 +4,6 @@
 import { render } from "./widget.js";
 
 export { renderCapture } from "./panel.js";
+export { decodePayload } from "./payload.js";
 export { launchRows } from "./rows.js";
 export default { render };

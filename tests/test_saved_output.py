@@ -1,0 +1,66 @@
+"""What a notebook saves of a capture: the panel's data compressed with each text stored once, a report
+without kernel sources for GitHub and nbviewer, and the text summary; at most 1.5x the code it shows."""
+
+import base64
+import gzip
+import json
+
+import pytest
+
+import kernelviz
+from conftest import FIXTURES, fill_timings
+from kernelviz.views.display import static_bundle
+from kernelviz.views.payload import ENCODING, capture_from_bundle, saved
+
+RESNET = FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"
+
+
+def _inner(data: dict) -> dict:
+    return json.loads(gzip.decompress(base64.b64decode(data["data"])))
+
+
+def test_a_resnet18_graph_saves_at_most_one_and_a_half_times_its_code():
+    cap = fill_timings(kernelviz.load(RESNET))  # timed: the report's charts and columns are drawn too
+    bundle = json.loads(json.dumps(static_bundle(cap)))  # as nbformat writes it
+    code = len(cap.graphs[0].code)
+    assert len(json.dumps(bundle)) <= 1.5 * code  # was 674 KB for 148 KB
+    assert cap.kernels[0].source not in bundle["text/html"]  # the panel and cap.save_html() have them
+    assert capture_from_bundle(bundle[kernelviz.MIME_TYPE]) == cap
+
+
+def test_kernel_sources_are_stored_as_spans_of_the_code():
+    cap = kernelviz.load(RESNET)
+    data = saved(cap)
+    assert data["encoding"] == ENCODING and data["schema_version"] == kernelviz.SCHEMA_VERSION
+    graph = _inner(data)["graphs"][0]
+    for kernel, stored in zip(cap.kernels, graph["kernels"]):
+        start, end = stored["source"]
+        assert graph["code"][start:end] == kernel.source
+    assert graph["code"] == cap.graphs[0].code
+    assert len(_inner(data)["view"]["highlight"]) == len(cap.kernels)  # tokens travel too, compressed
+    assert saved(cap) == data  # no timestamp: the same capture saves the same bytes
+
+
+def test_sources_that_are_not_slices_or_code_outside_the_bmp_are_kept_as_text():
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    cap.graphs[0].kernels[0].source += "\n# edited after capture"
+    emoji = kernelviz.load(FIXTURES / "cpu-torch2.13" / "pointwise_0.py")
+    emoji.graphs[0].code = "# 😀 (two UTF-16 units in the browser)\n" + emoji.graphs[0].code
+    cap.graphs += emoji.graphs
+    inner = _inner(saved(cap))
+    assert inner["graphs"][0]["kernels"][0]["source"] == cap.graphs[0].kernels[0].source
+    assert isinstance(inner["graphs"][0]["kernels"][1]["source"], list)
+    assert all(isinstance(k["source"], str) for k in inner["graphs"][1]["kernels"])
+    assert capture_from_bundle(saved(cap)) == cap
+
+
+def test_nbviewer_and_github_get_the_report_not_the_data():
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    cap = kernelviz.load(RESNET)
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell("cap", outputs=[
+        nbformat.v4.new_output("display_data", data=static_bundle(cap))]))
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)  # what nbviewer renders
+    assert "kv-report" in body and all(k.name in body for k in cap.kernels)
+    assert saved(cap)["data"][:40] not in body
