@@ -21,7 +21,7 @@ from kernelviz.repro import ReproError
 from kernelviz.repro.record import expect
 from kernelviz.views.hip import hip_view, hipify, text_diff
 from kernelviz.views.html import report
-from kernelviz.views.payload import kernel_view, payload
+from kernelviz.views.payload import decode, kernel_view, payload
 
 STAGES_DIR = FIXTURES / "triton-stages"
 JIT_CODE = "template <typename T> T my_fused(T x, T y, T alpha) { return -x * y + x - y + alpha; }"
@@ -242,9 +242,9 @@ def test_live_widget_sends_stages_repro_and_hip_when_asked():
 
     cap = kernelviz.Capture.from_json((DEEP / "h100_capture.json").read_text())
     widget = CaptureWidget(cap)
-    stored = widget.payload["graphs"][1]["kernels"][0]
+    stored = decode(widget.payload)["graphs"][1]["kernels"][0]
     assert stored["repro"] is None and all(s["text"] == "" for s in stored["ir"]["stages"])
-    assert widget.payload["graphs"][1]["repro"] is None and "deep" not in widget.payload["view"]
+    assert decode(widget.payload)["graphs"][1]["repro"] is None and "deep" not in decode(widget.payload)["view"]
     sent = []
     widget.send = sent.append
     name = cap.graphs[1].kernels[0].name

@@ -14,7 +14,7 @@ from kernelviz.model import Capture, DynamoEvent, Graph, SourceLocation
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
-from kernelviz.views.payload import capture_from_bundle, payload
+from kernelviz.views.payload import capture_from_bundle, decode, payload
 
 EVIL = '<script>window.pwned=1</script>"'
 
@@ -101,8 +101,8 @@ def test_widget_state_selection_and_lazy_tokens():
 
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
     widget = CaptureWidget(cap)
-    assert widget.payload["view"]["highlight"] == {}  # tokens are sent when a kernel is selected
-    assert [launch["op"] or launch["kernel_name"] for launch in widget.payload["graphs"][0]["launches"]] == [
+    assert decode(widget.payload)["view"]["highlight"] == {}  # tokens are sent when a kernel is selected
+    assert [launch["op"] or launch["kernel_name"] for launch in decode(widget.payload)["graphs"][0]["launches"]] == [
         launch.name for launch in cap.launches]
     widget.selected = "0/1"
     assert widget.selected_launch.kernel_name == "triton_poi_fused_gelu_0"

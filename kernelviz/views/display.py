@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model import MIME_TYPE, Capture
 from .html import report
-from .payload import payload, saved
+from .payload import saved
 from .text import summary
 
 
@@ -68,7 +68,7 @@ class LiveDisplay:
         self.open()
         if self.widget is not None and self.widget.progress:  # opened while timing: show the timed capture
             self.widget.progress = {}
-            self.widget.payload = payload(self.capture, per_kernel=False)
+            self.widget.refresh()
         self.refresh()
         return self.widget
 

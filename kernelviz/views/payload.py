@@ -69,7 +69,12 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
 def saved(capture: Capture) -> dict[str, Any]:
     """What a notebook saves under ``application/vnd.kernelviz.v1+json``: :func:`payload` with kernel
     sources as spans of their graph's code, gzip-compressed (deterministically) and base64-encoded."""
-    data = payload(capture)
+    return pack(payload(capture))
+
+
+def pack(data: dict[str, Any]) -> dict[str, Any]:
+    """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, so a
+    notebook's saved widget state is as small): sources as spans, gzip (deterministic), base64."""
     for graph in data["graphs"]:
         _sources_to_spans(graph)
     packed = gzip.compress(dumps(data).encode(), compresslevel=6, mtime=0)

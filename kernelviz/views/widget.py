@@ -12,10 +12,14 @@ import anywidget
 import traitlets
 
 from ..model import Capture
-from .payload import graph_view, kernel_view, payload
+from .payload import graph_view, kernel_view, pack, payload
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
+
+
+def _packed(capture: Capture) -> dict[str, Any]:
+    return pack(payload(capture, per_kernel=False))
 
 
 class CaptureWidget(anywidget.AnyWidget):
@@ -23,12 +27,12 @@ class CaptureWidget(anywidget.AnyWidget):
 
     _esm = STATIC / "panel.js"
     _css = STATIC / "panel.css"
-    payload = traitlets.Dict().tag(sync=True)
+    payload = traitlets.Dict().tag(sync=True)  # the panel's payload, packed (payload.pack)
     selected = traitlets.Unicode("").tag(sync=True)  # "graph/launch index" of the selected row
     progress = traitlets.Dict().tag(sync=True)  # {"done", "total", "label"} while timing, else empty
 
     def __init__(self, capture: Capture, **kwargs):
-        super().__init__(payload=payload(capture, per_kernel=False), **kwargs)
+        super().__init__(payload=_packed(capture), **kwargs)
         self.capture = capture
         self.on_timed: Any = None  # called after the button's timing (the display refreshes its saved parts)
         self.on_msg(self._on_message)
@@ -58,9 +62,13 @@ class CaptureWidget(anywidget.AnyWidget):
             self.capture.bench(progress=self.report)
         finally:
             self.progress = {}
-            self.payload = payload(self.capture, per_kernel=False)
+            self.refresh()
         if self.on_timed is not None:
             self.on_timed()
+
+    def refresh(self) -> None:
+        """Send the capture as it is now (e.g. timed) to the panel."""
+        self.payload = _packed(self.capture)
 
     @property
     def selected_launch(self):

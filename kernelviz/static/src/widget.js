@@ -1,13 +1,14 @@
-// anywidget entry point: the widget syncs "payload" (the capture), "selected" and "progress" (while Python
-// times the capture) with Python, and asks Python for a kernel's tokens, stages and repro when one is
+// anywidget entry point: the widget syncs "payload" (the capture, packed as a notebook saves it),
+// "selected" and "progress" (while Python times the capture) with Python, and asks Python for a kernel's tokens, stages and repro when one is
 // selected, and for a graph's HIP reading. The panel is
 // live (its Time kernels button shows) once the kernel has answered a "hello": a widget drawn from a
 // notebook's saved widget state, with no kernel behind it, never is.
+import { decodePayload } from "./payload.js";
 import { renderCapture } from "./panel.js";
 
 const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --bench, or cap.bench().";
 
-export function render({ model, el }) {
+export async function render({ model, el }) {
   const live = new Map(), graphs = new Map();
   const host = {
     kernelData: (key) => live.get(key),
@@ -18,14 +19,18 @@ export function render({ model, el }) {
     bench: () => model.send({ type: "bench" }),
     note: NOTE,
   };
-  const view = renderCapture(el, model.get("payload"), host);
+  const view = renderCapture(el, await decodePayload(model.get("payload")), host);
   const onMsg = (msg) => {
     if (!msg) return;
     if (msg.type === "kernel") { live.set(msg.key, msg); view.redrawDetail(); }
     if (msg.type === "graph") { graphs.set(msg.key, msg); view.redrawDetail(); }
     if (msg.type === "hello") view.setLive(true);
   };
-  const onPayload = () => view.update(model.get("payload"));
+  let updates = 0; // a payload decoded after a newer one arrived is dropped
+  const onPayload = async () => {
+    const n = ++updates, data = await decodePayload(model.get("payload"));
+    if (n === updates) view.update(data);
+  };
   const onSelected = () => { const key = model.get("selected"); if (key) view.select(key); };
   const onProgress = () => view.setProgress(model.get("progress"));
   model.on("msg:custom", onMsg);
