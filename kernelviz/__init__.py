@@ -24,16 +24,19 @@ __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode"
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = True, bench: bool = False):
+def capture(*, fresh_compile: bool = True, bench: bool = False, profile: bool | None = None):
     """Capture every graph Inductor compiles or runs inside ``with kernelviz.capture() as cap:``.
 
     ``fresh_compile`` turns Inductor's FX graph cache off inside the block, so that each graph
     compiled there goes through code generation, where kernelviz reads per-kernel metadata.
-    ``bench`` times every graph when the block exits, on the tensors it ran with.
+    ``bench`` times every graph when the block exits, on the tensors it ran with (on every rank of a
+    torch.distributed job at once, where graphs hold collectives).
+    ``profile`` runs the block under torch.profiler and splits its time into compute, communication and
+    idle (``cap.step``); by default it does so when ``bench`` is set in a torch.distributed job.
     """
     from .recorder import CaptureSession
 
-    return CaptureSession(fresh_compile=fresh_compile, bench=bench)
+    return CaptureSession(fresh_compile=fresh_compile, bench=bench, profile=profile)
 
 
 def load(source: str | Path) -> Capture:

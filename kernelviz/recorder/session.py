@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Capture
-from . import inductor
+from . import distributed, inductor
 from .callers import caller_line
 from .overlay import build_graph
 
@@ -39,10 +39,15 @@ def live_runs(capture: Capture) -> dict[int, GraphRun]:
 class CaptureSession:
     """Context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`,
     filled in when the block exits (also when it raises). With ``bench=True`` the graphs are
-    timed at exit on the tensors they ran with, which are held until then."""
+    timed at exit on the tensors they ran with, which are held until then. With ``profile`` (by default:
+    when timing on a rank of a torch.distributed job) the block itself runs under torch.profiler, which
+    splits its time into compute, communication and idle (``Capture.step``)."""
 
-    def __init__(self, *, fresh_compile: bool = True, bench: bool = False, progress: Any = True) -> None:
+    def __init__(self, *, fresh_compile: bool = True, bench: bool = False, progress: Any = True,
+                 profile: bool | None = None) -> None:
         self.fresh_compile, self.bench, self.progress = fresh_compile, bench, progress
+        self.profile = profile
+        self._step: Any = None
         self.runs: dict[str, GraphRun] = {}
         self.warnings: list[str] = []
         self.capture = Capture()
@@ -80,24 +85,50 @@ class CaptureSession:
         skipped = inductor.attach(self)
         if skipped:
             self.warn("some Inductor hooks are missing in this torch version: " + ", ".join(skipped))
+        if self.profile or (self.profile is None and self.bench and distributed.initialized()):
+            from ..bench.step import StepProfiler
+
+            self._step = StepProfiler()
+            try:
+                self._step.start()
+            except Exception as exc:  # noqa: BLE001 - no profile, the capture goes on
+                self.warn(f"the block could not be profiled: {type(exc).__name__}: {exc}")
+                self._step = None
         return self.capture
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         try:
-            inductor.detach(self)
+            self._stop_profile()
         finally:
-            if self._config is not None:
-                self._config.close()
+            try:
+                inductor.detach(self)
+            finally:
+                if self._config is not None:
+                    self._config.close()
         try:
             self._build(self.capture)
+            if self.capture.step is not None and any(g.cache == "compiled" for g in self.capture.graphs):
+                self.capture.step.note = ("the block compiled graphs, so its idle time holds the compile: "
+                                          "capture a later step for the split of a warm one")
             if self.bench and exc_type is None and self.capture.graphs:
                 self.capture.bench(progress=self.progress)
         finally:
             for run in self.runs.values():
                 run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
 
+    def _stop_profile(self) -> None:
+        if self._step is None:
+            return
+        try:
+            self.capture.step = self._step.stop()
+            if self._step.skipped:
+                self.warn(self._step.skipped)
+        except Exception as exc:  # noqa: BLE001 - a failed profile must not cost the capture
+            self.warn(f"the block's profile failed: {type(exc).__name__}: {exc}")
+        self._step = None
+
     def _build(self, capture: Capture) -> None:
-        for key, value in environment().items():
+        for key, value in {**environment(), **distributed.job()}.items():
             setattr(capture, key, value)
         capture.warnings.extend(self.warnings)
         for run in sorted(self.runs.values(), key=lambda r: r.first_seen):
@@ -108,6 +139,7 @@ class CaptureSession:
                 continue
             graph.calls, graph.caller = run.calls, run.caller
             capture.graphs.append(graph)
+        distributed.resolve_groups(capture.graphs)
         if not capture.graphs:
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture")
 
