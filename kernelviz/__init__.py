@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .compare import Diff, diff
 from .model import (
     MIME_TYPE,
     SCHEMA_VERSION,
@@ -20,7 +21,7 @@ from .parse import ParseError
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
-           "ParseError", "capture",
+           "ParseError", "capture", "diff", "Diff",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 

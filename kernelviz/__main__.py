@@ -1,44 +1,227 @@
-"""Command line: ``kernelviz demo`` runs a demo capture on CPU; ``kernelviz show FILE`` reads saved code."""
+"""The kernelviz command line: show a capture, diff two, run a script under a capture, or the demo."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
+DESCRIPTION = "See inside what torch.compile (Inductor) generated: every kernel, its origin, source and time."
+EXAMPLES = """\
+inputs (anything kernelviz.load reads):
+  output code saved by Inductor (a .py file), a TORCH_COMPILE_DEBUG folder or any folder of output code,
+  a TORCH_LOGS=output_code log, a TORCH_TRACE (tlparse) log, or a capture .json (kernelviz run,
+  show --json, cap.to_json())
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kernelviz", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+examples:
+  kernelviz show output_code.py
+  kernelviz show torch_compile_debug/ -o report.html
+  TORCH_LOGS=output_code python train.py 2> train.log && kernelviz show train.log
+  kernelviz run train.py --epochs 1 -o train.html --bench
+  kernelviz diff default.json max_autotune.json -o diff.html
+  kernelviz demo
+
+exit status: 0 done; 2 bad input or usage (one line on stderr); kernelviz run: 1 when the script raises,
+or the script's own exit status
+"""
+RUN_HELP = """\
+Runs SCRIPT as `python SCRIPT ARGS` would (sys.argv, __main__, sys.path[0]) inside kernelviz.capture(),
+then writes the report (HTML) and the capture (JSON). kernelviz's own options (-o, --json, --bench) may
+come before or after SCRIPT; everything else after SCRIPT goes to the script, and everything after `--`
+goes to the script untouched (kernelviz run train.py -- -o model.pt). If the script raises, its
+traceback is shown as Python shows it, the capture so far is still written, and the exit status is 1.
+
+examples:
+  kernelviz run train.py --epochs 1
+  kernelviz run train.py --epochs 1 -o train.html --bench
+  kernelviz run -o out/report.html --json out/capture.json bench.py -- --json results.json
+"""
+RUN_FLAGS = {"--bench"}
+RUN_OPTIONS = {"-o", "--out", "--json"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="kernelviz", description=DESCRIPTION, epilog=EXAMPLES, formatter_class=raw)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,run,demo}")
+    show = sub.add_parser("show", help="summarise a capture (output code, folder, log or .json); write its report",
+                          description="Print a summary of a capture; optionally write its HTML report and JSON. "
+                          "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=EXAMPLES,
+                          formatter_class=raw)
+    show.add_argument("path", help="output code, a folder, a TORCH_LOGS or TORCH_TRACE log, or a capture .json")
+    show.add_argument("-o", "--out", metavar="REPORT.html", help="write the self-contained HTML report here")
+    show.add_argument("--json", metavar="CAPTURE.json", help="write the capture as JSON here")
+    diff = sub.add_parser("diff", help="compare two captures: matched kernels, what changed, time deltas",
+                          description="Match the graphs and kernels of capture A (before) and B (after) by what "
+                          "they compute, not by name, and print what changed: fusions and splits, source, "
+                          "config, registers, bytes, and time deltas where both sides are timed.",
+                          epilog=EXAMPLES, formatter_class=raw)
+    diff.add_argument("a", metavar="A", help="the capture before (anything `kernelviz show` reads)")
+    diff.add_argument("b", metavar="B", help="the capture after")
+    diff.add_argument("-o", "--out", metavar="DIFF.html", help="write the self-contained HTML report here")
+    diff.add_argument("--json", metavar="DIFF.json", help="write the diff (both captures inside) as JSON here")
+    diff.add_argument("--labels", nargs=2, metavar=("A_LABEL", "B_LABEL"), help="names of the two sides in the report")
+    run = sub.add_parser("run", help="run a Python script under a capture and write its report",
+                         usage="kernelviz run [-o REPORT.html] [--json CAPTURE.json] [--bench] SCRIPT [ARGS ...]",
+                         description=RUN_HELP, formatter_class=raw)
+    run.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    run.add_argument("-o", "--out", metavar="REPORT.html",
+                     help="the HTML report (default: SCRIPT's name with _kernelviz.html, here)")
+    run.add_argument("--json", metavar="CAPTURE.json", help="the capture's JSON (default: the report's name, .json)")
+    run.add_argument("--bench", action="store_true", help="time every launch and kernel after the script ends")
     demo = sub.add_parser("demo", help="capture a small training step on the CPU and write a report")
     demo.add_argument("--out", default="kernelviz_report",
                       help="report path without suffix: .json (the capture) and .html (the report) are written")
-    show = sub.add_parser("show", help="summarise saved Inductor output code (file, directory) or a capture .json")
-    show.add_argument("path")
-    show.add_argument("--json", metavar="OUT", help="also write the capture as JSON here (and the report as .html)")
-    args = parser.parse_args(argv)
+    return parser
 
-    from . import CaptureError, load
-    from .views.text import summary
+
+def split_run_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``run``'s arguments: kernelviz's own (and the script) for argparse, and the script's arguments."""
+    own: list[str] = []
+    script_args: list[str] = []
+    script_seen = False
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            rest = list(tokens)
+            if not script_seen and rest:
+                own += ["--", rest.pop(0)]
+            script_args += rest
+            break
+        if token.split("=", 1)[0] in RUN_OPTIONS:
+            own.append(token)
+            value = next(tokens, None) if "=" not in token else None
+            own += [value] if value is not None else []
+        elif token in RUN_FLAGS or (not script_seen and token.startswith("-")):
+            own.append(token)
+        elif not script_seen:
+            own.append(token)
+            script_seen = True
+        else:
+            script_args.append(token)
+    return own, script_args
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    script_args: list[str] = []
+    if argv[:1] == ["run"]:
+        own, script_args = split_run_args(argv[1:])
+        argv = ["run", *own]
+    args = _parser().parse_args(argv)
+    from .model import CaptureError
 
     try:
-        if args.command == "demo":
-            from .demo import run_demo
-
-            print("kernelviz: compiling and capturing a training step on the CPU ...", file=sys.stderr, flush=True)
-            capture, out = run_demo(), Path(args.out)
-        else:
-            path = Path(args.path)
-            capture = load(path)
-            out = Path(args.json).with_suffix("") if args.json else None
-    except (CaptureError, OSError, ValueError) as exc:
-        print(f"kernelviz: {exc}", file=sys.stderr)
+        if args.command == "run":
+            return _run(args, script_args)
+        if args.command == "diff":
+            return _diff(args)
+        if args.command == "show":
+            return _show(args)
+        return _demo(args)
+    except (CaptureError, OSError) as exc:
+        print(f"kernelviz: {_one_line(exc)}", file=sys.stderr)
         return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def read(path: str):
+    """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`) from ``path``; CaptureError names the file."""
+    from . import load
+    from .compare import Diff
+    from .model import Capture, CaptureError
+
+    expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
+    p = Path(path)
+    if not p.exists():
+        raise CaptureError(f"{path}: no such file or folder")
+    try:
+        if p.suffix == ".json" and p.is_file():
+            data = json.loads(p.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("format") == "kernelviz-diff":
+                return Diff.from_dict(data)
+            if not isinstance(data, dict) or not isinstance(data.get("graphs"), list):
+                raise CaptureError(f"JSON that is not a kernelviz capture (no list of \"graphs\"); {expected}")
+            return Capture.from_dict(data)
+        return load(p)
+    except UnicodeDecodeError:
+        raise CaptureError(f"{path}: not UTF-8 text; {expected}") from None
+    except (CaptureError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        message = _one_line(exc)
+        if isinstance(exc, ValueError) and not isinstance(exc, CaptureError):
+            message = f"not valid JSON ({message}); {expected}"
+        elif not isinstance(exc, CaptureError):
+            message = f"not a kernelviz capture ({type(exc).__name__}: {message}); {expected}"
+        raise CaptureError(message if path in message else f"{path}: {message}") from None
+
+
+def _write(obj, html: str | None, json_path: str | None) -> None:
+    for target, text in ((json_path, obj.to_json), (html, obj.to_html)):
+        if target:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            Path(target).write_text(text(), encoding="utf-8")
+            print(f"kernelviz: wrote {target}", file=sys.stderr)
+
+
+def _show(args) -> int:
+    from .compare import Diff
+    from .views.diff_text import summary as diff_summary
+    from .views.text import summary
+
+    obj = read(args.path)
+    print(diff_summary(obj) if isinstance(obj, Diff) else summary(obj))
+    _write(obj, args.out, args.json)
+    return 0
+
+
+def _diff(args) -> int:
+    from .compare import Diff, diff
+    from .model import CaptureError
+    from .views.diff_text import summary
+
+    a, b = read(args.a), read(args.b)
+    for path, side in ((args.a, a), (args.b, b)):
+        if isinstance(side, Diff):
+            raise CaptureError(f"{path}: this is a kernelviz diff; kernelviz diff compares two captures")
+    print("kernelviz: matching graphs and kernels ...", file=sys.stderr, flush=True)
+    result = diff(a, b, labels=tuple(args.labels) if args.labels else (args.a, args.b))
+    print(summary(result))
+    _write(result, args.out, args.json)
+    return 0
+
+
+def _run(args, script_args: list[str]) -> int:
+    from .run_script import run_script
+    from .views.text import headline
+
+    script = Path(args.script)
+    if not script.is_file():
+        print(f"kernelviz: {script}: no such script", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path(f"{script.stem}_kernelviz.html")
+    json_path = Path(args.json) if args.json else out.with_suffix(".json")
+    print(f"kernelviz: running {script} under a capture ...", file=sys.stderr, flush=True)
+    capture, failed = run_script(script, script_args, bench=args.bench)
+    if failed is not None and args.bench:
+        capture.warnings.append(f"not timed: the script did not finish ({failed})")
+    print(headline(capture), file=sys.stderr)
+    _write(capture, str(out), str(json_path))
+    return failed.status if failed is not None else 0
+
+
+def _demo(args) -> int:
+    from .demo import run_demo
+    from .views.text import summary
+
+    print("kernelviz: compiling and capturing a training step on the CPU ...", file=sys.stderr, flush=True)
+    capture, out = run_demo(), Path(args.out)
     print(summary(capture))
-    if out is not None:
-        out.with_suffix(".json").write_text(capture.to_json())
-        capture.save_html(str(out.with_suffix(".html")))
-        print(f"\nwrote {out.with_suffix('.json')} and {out.with_suffix('.html')}")
+    _write(capture, str(out.with_suffix(".html")), str(out.with_suffix(".json")))
     return 0
 
 

@@ -18,6 +18,7 @@ class KernelvizMagics(Magics):
     @argument("--cached", action="store_true",
               help="keep Inductor's FX graph cache on (faster re-compiles; C++ kernel metadata may be missing)")
     @argument("--bench", action="store_true", help="time every launch and kernel after the cell runs")
+    @argument("--diff", metavar="BASE", help="show the capture against BASE: a Capture variable or a path to load")
     @argument("code", nargs="*", help="with %%kernelviz on one line: the statement to capture")
     @needs_local_scope
     @line_cell_magic
@@ -42,7 +43,12 @@ class KernelvizMagics(Magics):
         finally:
             if args.output:
                 namespace[args.output] = session.capture
-            self._show(session.capture, output)
+            if args.diff:
+                from .views.diff_display import show_against
+
+                show_against(args.diff, session.capture, namespace)
+            else:
+                self._show(session.capture, output)
         return value
 
     def _run(self, source: str, namespace: dict, local_ns: dict | None):

@@ -9,6 +9,7 @@ model to a downstream stage (timing, rendering) import that stage when called.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import re
 import types
@@ -292,8 +293,26 @@ class StepSplit:
     note: str = ""  # e.g. that the block compiled graphs, so its idle time holds the compile
 
 
+class Document:
+    """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
+    page's and the MIME bundle's, relative to this package) are imported only when called."""
+
+    _views: tuple[str, str] = (".views.html", ".views.display")
+
+    def to_html(self) -> str:
+        """A self-contained HTML page (no script, no network)."""
+        return importlib.import_module(self._views[0], __package__).page(self)
+
+    def save_html(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_html())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return importlib.import_module(self._views[1], __package__).mimebundle(self)
+
+
 @dataclass
-class Capture:
+class Capture(Document):
     """Every graph Inductor compiled (or ran) in one capture."""
 
     graphs: list[Graph] = field(default_factory=list)
@@ -359,21 +378,6 @@ class Capture:
         target.write_text(self.to_json(), encoding="utf-8")
         return target
 
-    def to_html(self) -> str:
-        """A self-contained HTML page of the capture (no script, no network)."""
-        from .views.html import page
-
-        return page(self)
-
-    def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .views.display import mimebundle
-
-        return mimebundle(self)
-
 
 # ranks (issue 14): a job's captures side by side, one per rank (kernelviz.load("runs/step"))
 RANKS_FORMAT = "kernelviz-ranks"
@@ -424,7 +428,7 @@ class RankLaunch:
 
 
 @dataclass
-class Ranks:
+class Ranks(Document):
     """The captures of one torch.distributed job, one per rank, compared: per graph which ranks ran and
     compiled it and whether their kernels and collective order agree (a mismatch hangs the job), per launch
     the time on each rank, and per rank compute vs communication vs idle. Above ``summarise_above`` ranks
@@ -441,6 +445,7 @@ class Ranks:
     warnings: list[str] = field(default_factory=list)
     format: str = RANKS_FORMAT
     schema_version: int = SCHEMA_VERSION
+    _views = (".views.ranks_html", ".views.ranks_display")  # the page: the ranks compared, then the reference
 
     def capture(self, rank: int) -> Capture:
         """The capture of ``rank`` (only the reference rank's once summarised)."""
@@ -473,21 +478,6 @@ class Ranks:
     @classmethod
     def from_json(cls, text: str) -> Ranks:
         return cls.from_dict(json.loads(text))
-
-    def to_html(self) -> str:
-        """A self-contained HTML page: the ranks compared, then the reference rank's capture."""
-        from .views.ranks_html import page
-
-        return page(self)
-
-    def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .views.ranks_display import mimebundle
-
-        return mimebundle(self)
 
 
 def _plain(value: Any) -> Any:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..model import Capture, CaptureError, Graph
 from .kernels import find_kernels
+from .logs import unwrap
 from .wrapper import read_call
 
 _AOT_ID = re.compile(r"^# AOT ID: \['([^']*)'\]", re.M)
@@ -82,7 +83,7 @@ def load(source: str | Path) -> Capture:
 
 
 def _graphs(text: str, name: str | None) -> list[Graph]:
-    modules = split_modules(text)
+    modules = split_modules(unwrap(text) or text)
     return [parse_graph(m, name if len(modules) == 1 and not _AOT_ID.search(m) else None) for m in modules]
 
 

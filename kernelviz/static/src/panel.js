@@ -1,5 +1,6 @@
 // renderCapture: the panel's state and layout: header, toolbar, charts, launch table, tabs.
 import { markSelected, chartsView } from "./charts.js";
+import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
 import { fmtMs } from "./format.js";
 import { headerView } from "./header.js";
@@ -8,12 +9,13 @@ import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
 import { TABS } from "./views.js";
 
 /**
- * Render a capture into `el`. `host` (optional) connects a live kernel:
+ * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects a live kernel:
  *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(),
  *   note (a line shown where no kernel can time the capture).
  * Returns { update(data), redrawDetail(), select(key), setLive(bool), setProgress({done, total, label} | null) }.
  */
 export function renderCapture(el, data, host = {}) {
+  if (isDiff(data)) return renderDiff(el, data, host);
   const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: TABS[0].id,
     node: null, line: null, columns: new Set(COLUMNS.filter((c) => c.show).map((c) => c.key)),
     live: false, progress: null };

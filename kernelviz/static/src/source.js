@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 
 /** Lines of `src` as arrays of nodes, styled by `tokens` where given. */
-function tokenLines(src, tokens) {
+export function tokenLines(src, tokens) {
   const lines = [[]];
   const pushText = (cls, text) => {
     text.split("\n").forEach((piece, i) => {

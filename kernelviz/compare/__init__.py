@@ -1,0 +1,72 @@
+"""Compare two captures: which graphs and launches correspond, what changed, and the time it made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import Capture
+from .match import match_graphs, match_launches
+from .measures import graph_measures, group_measures, headline
+from .model import Diff, GraphMatch, Group, Headline, Match, Measure
+
+__all__ = ["diff", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
+
+
+def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str, str] | None = None) -> Diff:
+    """The diff of capture ``a`` (before) against ``b`` (after); each may also be anything
+    :func:`kernelviz.load` reads. ``labels`` name the two sides in the views (default: the paths, or a and b)."""
+    from .. import load
+
+    names = [str(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
+    ca = a if isinstance(a, Capture) else load(a)
+    cb = b if isinstance(b, Capture) else load(b)
+    out = Diff(a=ca, b=cb, labels=list(labels) if labels else names)
+    for i, j, how, confidence in match_graphs(ca, cb):
+        ga = ca.graphs[i] if i is not None else None
+        gb = cb.graphs[j] if j is not None else None
+        graph = len(out.graphs)
+        out.graphs.append(GraphMatch(a=i, b=j, how=how, confidence=confidence, measures=graph_measures(ga, gb)))
+        if ga is not None and gb is not None:
+            pairs = match_launches(ga, gb)
+        else:
+            pairs = _unpaired(ga, gb)
+        for found in _reading_order(pairs):
+            group = Group(relation=found.relation, graph=graph, a=found.a, b=found.b, how=found.matches[0][2],
+                          confidence=min(m[3] for m in found.matches))
+            group.measures = group_measures(ga, gb, group)
+            for x, y, m_how, m_confidence in found.matches:
+                out.matches.append(Match(
+                    a=ga.launches[x].name if x is not None else None, b=gb.launches[y].name if y is not None else None,
+                    how=m_how, confidence=m_confidence, group=len(out.groups), a_launch=x, b_launch=y))
+            out.groups.append(group)
+    out.headline = headline(out)
+    return out
+
+
+def _unpaired(ga, gb):
+    """A graph without a counterpart: each of its launches removed (or added)."""
+    from .match import LaunchGroup
+
+    if ga is not None:
+        return [LaunchGroup([x.index], [], [(x.index, None, "its graph has no counterpart in b", 0.0)], "removed")
+                for x in ga.launches]
+    return [LaunchGroup([], [y.index], [(None, y.index, "its graph has no counterpart in a", 0.0)], "added")
+            for y in gb.launches]
+
+
+def _reading_order(groups):
+    """Groups in b's call() order, each removed group just after the b position of the a launch before it."""
+    where: dict[int, float] = {}
+    for g in groups:
+        if g.a and g.b:
+            for i in g.a:
+                where[i] = min(g.b)
+
+    def key(g):
+        if g.b:
+            return (min(g.b), 0, min(g.a) if g.a else -1)
+        before = [i for i in where if i < g.a[0]]
+        return (where[max(before)] if before else -1, 1, g.a[0])
+
+    return sorted(groups, key=key)
+

@@ -1,0 +1,104 @@
+"""What a launch computes, as far as a capture tells: the evidence the matcher compares.
+
+Names carry counters (``triton_poi_fused_add_3`` in one compile is ``_5`` in the next), so a launch is
+described by what survives a recompile: the FX source nodes and original ATen ops it came from, the
+shapes and dtypes of its graph fragment or of the buffers it reads and writes, the ops its name lists,
+and its source text with its own name taken out (and, more loosely, every number too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..model import Graph, Launch
+
+_NUMBER = re.compile(r"\d+")
+_NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits: buffers, counters, sizes
+_NAME_STOP = {"", "triton", "poi", "red", "per", "tem", "for", "fused", "cpp", "kernel", "extern", "kernels",
+              "torch", "ops", "aten", "prims", "default", "run"}
+_JIT = re.compile(r"^@triton\.jit\b", re.M)
+
+
+@dataclass(frozen=True)
+class Work:
+    """One launch of ``call()`` as the matcher sees it."""
+
+    index: int
+    name: str
+    kind: str  # the kernel's kind, or "extern"
+    nodes: frozenset[str]  # FX source nodes
+    aten: frozenset[str]  # original ATen ops
+    words: frozenset[str]  # the ops named by the kernel's (or extern op's) name and by its ATen ops
+    fragment: Counter  # (dtype, shape) of the fragment's nodes (empty without metadata)
+    buffers: Counter  # ("r" or "w", dtype, shape) of the buffers read and written
+    body: str | None  # the kernel's source from @triton.jit on, its own name replaced
+    skeleton: str  # body (or an extern call's text) with every number and numbered name replaced
+    position: float  # index / (launches - 1)
+
+
+def words(name: str) -> set[str]:
+    """``triton_per_fused__log_softmax_nll_loss_2`` -> {log, softmax, nll, loss}; ``aten.addmm`` -> {addmm}."""
+    return {w for w in re.split(r"[_.]", name) if w not in _NAME_STOP and not w.isdigit()}
+
+
+def describe(graph: Graph) -> list[Work]:
+    """The :class:`Work` of every launch of ``graph``, in call() order."""
+    kernels = {k.name: k for k in graph.kernels}
+    specs = buffer_specs(graph)
+    last = max(1, len(graph.launches) - 1)
+    out = []
+    for launch in graph.launches:
+        kernel = kernels.get(launch.kernel_name or "")
+        body = None
+        if kernel is not None:
+            jit = _JIT.search(kernel.source)
+            body = kernel.source[jit.start() if jit else 0:].replace(kernel.name, "KERNEL")
+            skeleton = _NUMBER.sub("#", body)
+            fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment
+                               if n.op != "output" and n.shape is not None)
+        else:
+            skeleton = _NUMBERED.sub("#", launch.text.split(" = ", 1)[-1])
+            fragment = Counter()
+        buffers = Counter([("r", *specs[n]) for n in launch.reads if n in specs]
+                          + [("w", *specs[n]) for n in launch.writes if n in specs])
+        aten = frozenset(launch.original_aten)
+        out.append(Work(
+            index=launch.index, name=launch.name, kind=kernel.kind if kernel else "extern",
+            nodes=frozenset(launch.source_nodes), aten=aten,
+            words=frozenset(words(_bare(launch)).union(*(words(op) for op in aten))),
+            fragment=fragment, buffers=buffers, body=body, skeleton=skeleton, position=launch.index / last))
+    return out
+
+
+def _bare(launch: Launch) -> str:
+    return launch.kernel_name or (launch.op or "").rsplit(".", 1)[-1]
+
+
+def buffer_specs(graph: Graph) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Buffer and input name -> (dtype, shape), following reuses to the allocation they take over."""
+    specs = {s.name: (s.dtype or "", tuple(s.shape)) for s in graph.inputs if s.shape is not None}
+    for event in graph.memory:
+        if event.kind == "alloc" and event.shape is not None:
+            specs.setdefault(event.buffer, (event.dtype or "", tuple(event.shape)))
+        elif event.kind == "reuse" and event.source in specs:
+            specs.setdefault(event.buffer, specs[event.source])
+    return specs
+
+
+def jaccard(x, y) -> float | None:
+    """Overlap of two sets, or of two multisets (Counters); None where either is empty."""
+    if not x or not y:
+        return None
+    if isinstance(x, (set, frozenset)):
+        return len(x & y) / len(x | y)
+    common = sum(min(n, y[k]) for k, n in x.items() if k in y)
+    return common / (sum(x.values()) + sum(y.values()) - common)
+
+
+def within(x, y) -> float | None:
+    """The part of set ``x`` that ``y`` holds too; None where either is empty."""
+    if not x or not y:
+        return None
+    return len(x & y) / len(x)

@@ -1,0 +1,241 @@
+// The diff of two captures (a payload with "format": "kernelviz-diff"): the headline (totals, biggest wins
+// and losses, fusions and splits), a table of launch groups per graph pair, and the selected group's
+// figures and source diff, unified or side by side. Python computes the matches, the measures and the
+// line opcodes (difflib); this module only lays them out.
+import { h, table } from "./dom.js";
+import { headline } from "./header.js";
+import { tokenLines } from "./source.js";
+
+const CONTEXT = 3; // unchanged lines kept around each change, as in kernelviz/views/diff_source.py
+
+export const isDiff = (data) => !!data && data.format === "kernelviz-diff";
+
+function fmtBytes(n) {
+  const units = ["B", "KB", "MB", "GB"];
+  let i = 0, x = Math.abs(n);
+  while (x >= 1024 && i < units.length - 1) { x /= 1024; i++; }
+  return `${n < 0 ? "-" : ""}${x.toFixed(i ? 1 : 0)} ${units[i]}`;
+}
+
+/** One side of a measure, as kernelviz/views/diff_text.py writes it. */
+export function value(x, unit) {
+  if (x === null || x === undefined) return "-";
+  if (unit === "B" && typeof x === "number") return fmtBytes(x);
+  if (typeof x === "number" && !Number.isInteger(x)) return unit === "ms" ? x.toFixed(4) : String(Number(x.toPrecision(3)));
+  return String(x);
+}
+
+/** The change of a measure ("+0.0018 ms, +5.9%"; a factor where b is more than twice a), or null. */
+export function change(m) {
+  if (!m || !m.comparable || typeof m.a !== "number" || typeof m.b !== "number" || m.a === m.b) return null;
+  const d = m.b - m.a;
+  let text = m.unit === "B" ? (d >= 0 ? "+" : "-") + fmtBytes(Math.abs(d))
+    : m.unit === "ms" ? `${d >= 0 ? "+" : ""}${d.toFixed(4)} ms`
+    : Number.isInteger(d) ? `${d >= 0 ? "+" : ""}${d}` : `${d >= 0 ? "+" : ""}${Number(d.toPrecision(3))}${m.unit ? " " + m.unit : ""}`;
+  if (m.a) {
+    const pct = (100 * d) / m.a;
+    text += pct > 100 ? `, ${(m.b / m.a).toFixed(1)}× a` : `, ${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%`;
+  }
+  return { text, cls: d < 0 ? "kv-win" : "kv-loss", delta: d };
+}
+
+const measure = (group, name) => group.measures.find((m) => m.name === name) || null;
+
+function graphsOf(diff, group) {
+  const gm = diff.graphs[group.graph];
+  return [gm.a === null ? null : diff.a.graphs[gm.a], gm.b === null ? null : diff.b.graphs[gm.b]];
+}
+
+/** "extern_kernels.mm + triton_poi_fused_relu_0": the launches of one side of a group. */
+export function names(diff, group, side) {
+  const graph = graphsOf(diff, group)[side === "a" ? 0 : 1];
+  const idx = side === "a" ? group.a : group.b;
+  return graph && idx.length ? idx.map((i) => graph.launches[i].kernel_name || graph.launches[i].op).join(" + ") : "-";
+}
+
+/** Rows [tag, i, j] of a unified diff ("=", "-", "+", and "…" with i = lines left out). */
+export function unifiedRows(ops, context = CONTEXT) {
+  const rows = [];
+  ops.forEach(([tag, i1, i2, j1, j2], k) => {
+    if (tag === "equal") {
+      const head = k > 0 ? context : 0, tail = k < ops.length - 1 ? context : 0;
+      const keep = (from, to) => { for (let i = from; i < to; i++) rows.push(["=", i, j1 + i - i1]); };
+      if (i2 - i1 > head + tail) { keep(i1, i1 + head); rows.push(["…", i2 - i1 - head - tail, null]); keep(i2 - tail, i2); }
+      else keep(i1, i2);
+      return;
+    }
+    for (let i = i1; i < i2; i++) rows.push(["-", i, null]);
+    for (let j = j1; j < j2; j++) rows.push(["+", null, j]);
+  });
+  return rows;
+}
+
+/** Rows [tag, i, j] side by side: a run of removed and added lines is laid out in pairs. */
+export function sideBySideRows(ops, context = CONTEXT) {
+  const rows = [];
+  let run = [];
+  const flush = () => {
+    const del = run.filter((r) => r[0] === "-"), ins = run.filter((r) => r[0] === "+");
+    for (let k = 0; k < Math.max(del.length, ins.length); k++)
+      rows.push(["~", del[k] ? del[k][1] : null, ins[k] ? ins[k][2] : null]);
+    run = [];
+  };
+  for (const row of unifiedRows(ops, context)) {
+    if (row[0] === "-" || row[0] === "+") { run.push(row); continue; }
+    flush();
+    rows.push(row);
+  }
+  flush();
+  return rows;
+}
+
+function line(lines, i, cls, mark) {
+  return h("div", { class: `kv-line ${cls}` }, h("span", { class: "kv-lineno" }, i === null ? "" : String(i + 1)),
+    h("span", { class: "kv-mark" }, mark), h("span", { class: "kv-code" }, ...(i === null ? [] : lines[i] || [])));
+}
+
+/** The source diff of a group from the payload's view annex. */
+function sourceDiff(src, layout) {
+  const la = tokenLines(src.a, src.ta), lb = tokenLines(src.b, src.tb);
+  const fold = (n) => h("div", { class: "kv-fold" }, `⋯ ${n} unchanged line${n === 1 ? "" : "s"}`);
+  if (layout === "unified") {
+    return h("div", { class: "kv-source kv-diff-source kv-highlighted" }, ...unifiedRows(src.ops).map(([tag, i, j]) =>
+      tag === "…" ? fold(i) : tag === "-" ? line(la, i, "kv-del", "-") : tag === "+" ? line(lb, j, "kv-ins", "+")
+        : line(la, i, "", " ")));
+  }
+  const cell = (lines, i, cls) => h("td", { class: cls }, line(lines, i, "", ""));
+  return h("div", { class: "kv-source kv-diff-source kv-highlighted" }, h("table", { class: "kv-sbs" },
+    ...sideBySideRows(src.ops).map(([tag, i, j]) => tag === "…" ? h("tr", {}, h("td", { colspan: "2" }, fold(i)))
+      : h("tr", {}, cell(la, i, tag === "~" && i !== null ? "kv-del" : ""), cell(lb, j, tag === "~" && j !== null ? "kv-ins" : "")))));
+}
+
+function changeCell(m) {
+  const c = change(m);
+  return h("td", { class: "kv-num" + (c ? ` ${c.cls}` : "") }, c ? c.text : "");
+}
+
+function measuresTable(group) {
+  const rows = group.measures.filter((m) => m.a !== null || m.b !== null).map((m) =>
+    h("tr", { class: m.a !== m.b && ["config", "binary", "device"].includes(m.kind) ? "kv-changed" : "" },
+      h("td", {}, m.name), h("td", { class: "kv-num" }, value(m.a, m.unit)), h("td", { class: "kv-num" }, value(m.b, m.unit)),
+      changeCell(m), h("td", { class: "kv-hint" }, m.note)));
+  return rows.length ? table(["measure", "a", "b", "change", ""], rows) : null;
+}
+
+const badge = (relation) => h("span", { class: `kv-badge kv-rel-${relation}` }, relation);
+
+/**
+ * Render a diff payload into `el`. Returns the panel's view interface ({ update(data), redrawDetail(),
+ * select(key), setLive(), setProgress() }); `select` takes a group index.
+ */
+export function renderDiff(el, data, host = {}) {
+  const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified" };
+  let diff = data;
+  const root = h("div", { class: "kv-panel kv-diff" });
+  el.replaceChildren(root);
+
+  const pick = (k) => { state.selected = k; state.graph = diff.groups[k].graph; draw(); };
+
+  function headlineBox() {
+    const hl = diff.headline;
+    const item = (k) => h("li", {}, badge(diff.groups[k].relation), " ",
+      h("a", { href: "#", class: "kv-mono", onclick: (e) => { e.preventDefault(); pick(k); } },
+        `${names(diff, diff.groups[k], "a")} → ${names(diff, diff.groups[k], "b")}`), " ",
+      ...(() => { const c = change(measure(diff.groups[k], "in-graph")); return c ? [h("span", { class: c.cls }, c.text)] : []; })());
+    const lists = [["Biggest wins", hl.wins], ["Biggest losses", hl.losses],
+      ["Fused and split", diff.groups.map((g, k) => (g.relation === "fused" || g.relation === "split" ? k : -1)).filter((k) => k >= 0)]]
+      .filter(([, ks]) => ks.length)
+      .map(([title, ks]) => h("div", {}, h("b", {}, title), h("ol", {}, ...ks.map(item))));
+    const counts = Object.entries(hl.counts).filter(([, n]) => n).map(([r, n]) => `${n} ${r}`).join(", ");
+    return h("div", { class: "kv-diff-headline" },
+      table(["", "a", "b", "change", ""], hl.measures.map((m) => h("tr", {}, h("td", {}, m.name),
+        h("td", { class: "kv-num" }, value(m.a, m.unit)), h("td", { class: "kv-num" }, value(m.b, m.unit)), changeCell(m),
+        h("td", { class: "kv-hint" }, m.note)))),
+      h("div", { class: "kv-facts" }, `Launch groups: ${counts || "none"}`),
+      h("div", { class: "kv-meta" }, ...lists),
+      hl.notes.length ? h("ul", { class: "kv-warnings" }, ...hl.notes.map((n) => h("li", {}, n))) : null);
+  }
+
+  function graphLabel(k) {
+    const gm = diff.graphs[k];
+    const ida = gm.a === null ? "-" : diff.a.graphs[gm.a].id, idb = gm.b === null ? "-" : diff.b.graphs[gm.b].id;
+    return `${ida} → ${idb} (${gm.a !== null && gm.b !== null ? `${gm.how}, ${gm.confidence.toFixed(2)}` : gm.how})`;
+  }
+
+  function visibleGroups() {
+    const f = state.filter.toLowerCase();
+    const out = diff.groups.map((g, k) => [g, k]).filter(([g]) => g.graph === state.graph &&
+      (!state.relation || g.relation === state.relation) &&
+      (!f || `${names(diff, g, "a")} ${names(diff, g, "b")}`.toLowerCase().includes(f)));
+    if (state.byChange) {
+      const d = ([g]) => { const c = change(measure(g, "in-graph")); return c ? c.delta : 0; };
+      out.sort((x, y) => d(x) - d(y));
+    }
+    return out;
+  }
+
+  function groupRow([g, k]) {
+    const ig = measure(g, "in-graph"), iso = measure(g, "isolated");
+    return h("tr", { class: "kv-row" + (state.selected === k ? " kv-selected" : ""), "data-group": String(k),
+      onclick: () => { state.selected = k; drawTable(); drawDetail(); } },
+      h("td", {}, badge(g.relation)), h("td", { class: "kv-mono" }, names(diff, g, "a")), h("td", { class: "kv-mono" }, names(diff, g, "b")),
+      h("td", { class: "kv-num" }, value(ig && ig.a, "ms")), h("td", { class: "kv-num" }, value(ig && ig.b, "ms")), changeCell(ig),
+      h("td", { class: "kv-num" }, value(iso && iso.a, "ms")), h("td", { class: "kv-num" }, value(iso && iso.b, "ms")), changeCell(iso),
+      h("td", { class: "kv-num" }, g.a.length && g.b.length ? g.confidence.toFixed(2) : ""), h("td", { title: g.how }, g.how));
+  }
+
+  function drawTable() {
+    const head = ["", "a", "b", "in-graph ms a", "b", "change", "isolated ms a", "b", "change", "confidence", "matched by"];
+    const tableEl = root.querySelector(".kv-table");
+    tableEl.tHead.replaceChildren(h("tr", {}, ...head.map((label, i) => h("th", {
+      class: i === 5 ? "kv-sortable" + (state.byChange ? " kv-asc" : "") : "",
+      title: i === 5 ? "sort by the change of in-graph time (biggest win first)" : "",
+      onclick: i === 5 ? () => { state.byChange = !state.byChange; drawTable(); } : null }, label))));
+    tableEl.tBodies[0].replaceChildren(...visibleGroups().map(groupRow));
+  }
+
+  function drawDetail() {
+    const box = root.querySelector(".kv-detail");
+    const g = state.selected === null ? null : diff.groups[state.selected];
+    if (!g) { box.replaceChildren(h("div", { class: "kv-hint" }, "Select a row to see its figures and source diff.")); return; }
+    const matches = diff.matches.filter((m) => m.group === state.selected);
+    const src = ((diff.view || {}).sources || {})[String(state.selected)];
+    const layout = h("select", { class: "kv-layout", onchange: (e) => { state.layout = e.target.value; drawDetail(); } },
+      ...["unified", "side by side"].map((v) => { const o = h("option", { value: v }, v); if (v === state.layout) o.selected = true; return o; }));
+    box.replaceChildren(
+      h("div", { class: "kv-detail-title" }, badge(g.relation), " ", names(diff, g, "a"), " → ", names(diff, g, "b")),
+      h("ul", { class: "kv-facts" }, ...matches.map((m) => h("li", {}, `${m.a || "-"} → ${m.b || "-"}: ${m.how}` +
+        (m.a && m.b ? ` (confidence ${m.confidence.toFixed(2)})` : "")))),
+      measuresTable(g),
+      src ? h("div", { class: "kv-toolbar" }, h("b", {}, "Source"), layout) : null,
+      src ? sourceDiff(src, state.layout) : h("div", { class: "kv-hint" }, "Same source on both sides (apart from the kernel's name)."));
+  }
+
+  function draw() {
+    const graphSelect = h("select", { class: "kv-graph", onchange: (e) => { state.graph = Number(e.target.value); state.selected = null; draw(); } },
+      ...diff.graphs.map((gm, k) => { const o = h("option", { value: String(k) }, graphLabel(k)); if (k === state.graph) o.selected = true; return o; }));
+    const relations = [...new Set(diff.groups.map((g) => g.relation))];
+    const relationSelect = h("select", { class: "kv-relation", onchange: (e) => { state.relation = e.target.value; drawTable(); } },
+      h("option", { value: "" }, "all changes"), ...relations.map((r) => { const o = h("option", { value: r }, r); if (r === state.relation) o.selected = true; return o; }));
+    const filter = h("input", { class: "kv-filter", type: "search", placeholder: "filter by launch name", value: state.filter,
+      oninput: (e) => { state.filter = e.target.value; drawTable(); } });
+    root.replaceChildren(
+      h("div", { class: "kv-header" }, h("b", {}, "kernelviz diff"), " · a: ", diff.labels[0], ` (${headline(diff.a)})`,
+        " → b: ", diff.labels[1], ` (${headline(diff.b)})`),
+      headlineBox(),
+      h("div", { class: "kv-toolbar" }, diff.graphs.length ? graphSelect : h("span", { class: "kv-hint" }, "No graphs."), filter, relationSelect),
+      h("div", { class: "kv-table-wrap" }, h("table", { class: "kv-table" }, h("thead"), h("tbody"))),
+      h("div", { class: "kv-detail" }));
+    drawTable();
+    drawDetail();
+  }
+
+  draw();
+  return {
+    update(next) { diff = next; if (state.graph >= diff.graphs.length) state.graph = 0; state.selected = null; draw(); },
+    redrawDetail: drawDetail,
+    select(key) { pick(Number(key)); },
+    setLive() {},
+    setProgress() {},
+  };
+}

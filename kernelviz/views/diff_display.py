@@ -1,0 +1,80 @@
+"""How a diff is shown in a notebook: one MIME bundle with the live panel, the diff's JSON for JupyterLab's
+renderer (the capture MIME type; ``"format": "kernelviz-diff"`` tells the panel to draw a diff), a static
+HTML report and plain text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..compare.model import Diff
+from ..model import MIME_TYPE
+from .diff_html import report, shows_detail
+from .diff_source import source_diff
+from .diff_text import summary
+from .highlight import tokens
+
+
+def payload(diff: Diff) -> dict[str, Any]:
+    """The diff's JSON without the graphs' whole output code, plus a ``view`` annex: for each group that
+    changed, both sides' source, their pygments tokens and difflib's line opcodes."""
+    data = diff.to_dict()
+    for side in ("a", "b"):
+        for graph in data[side]["graphs"]:
+            graph["code"] = ""
+    sources = {}
+    for k, group in enumerate(diff.groups):
+        if shows_detail(group):
+            src = source_diff(diff, group)
+            sources[str(k)] = {"a": src["a"], "b": src["b"], "ops": src["ops"],
+                               "ta": list(tokens(src["a"], src["lang_a"])), "tb": list(tokens(src["b"], src["lang_b"]))}
+    data["view"] = {"sources": sources}
+    return data
+
+
+def static_bundle(diff: Diff) -> dict[str, Any]:
+    """What survives without a kernel: the JSON, the HTML report and the text summary."""
+    return {MIME_TYPE: payload(diff), "text/html": report(diff), "text/plain": summary(diff)}
+
+
+def mimebundle(diff: Diff) -> dict[str, Any]:
+    """The static bundle and, where anywidget is installed, the live panel."""
+    bundle = static_bundle(diff)
+    try:
+        from .diff_widget import DiffWidget
+    except ImportError:
+        return bundle
+    live = DiffWidget(bundle[MIME_TYPE])._repr_mimebundle_()
+    live = dict(live[0] if isinstance(live, tuple) else live)
+    live.pop("text/plain", None)
+    return {**bundle, **live}
+
+
+def show(diff: Diff) -> None:
+    """Display the diff in IPython (static parts only in a terminal)."""
+    from IPython import get_ipython
+    from IPython.display import display
+
+    if getattr(get_ipython(), "kernel", None) is None:
+        display(static_bundle(diff), raw=True)
+    else:
+        display(mimebundle(diff), raw=True)
+
+
+def show_against(base: str, capture, namespace: dict) -> None:
+    """``%%kernelviz --diff base``: show ``capture`` against the Capture named ``base`` in ``namespace``
+    (or loaded from the path ``base``); a base that is neither is one line on stderr."""
+    import sys
+    from pathlib import Path
+
+    from ..compare import diff
+    from ..model import Capture, CaptureError
+
+    try:
+        if base not in namespace and not Path(base).exists():
+            raise CaptureError("no variable of that name here, and no such file")
+        before = namespace.get(base, base)
+        if not isinstance(before, (Capture, str)):
+            raise CaptureError(f"a {type(before).__name__}, not a kernelviz Capture or a path")
+        show(diff(before, capture, labels=(base, "this cell")))
+    except (CaptureError, OSError) as exc:
+        print(f"kernelviz: --diff {base}: {exc}", file=sys.stderr)
