@@ -16,12 +16,14 @@ from .model import (
     Graph,
     Kernel,
     Launch,
+    Ranks,
 )
 from .parse import ParseError
+from .ranks import load_ranks
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
-           "ParseError", "capture", "diff", "Diff",
+           "ParseError", "capture", "diff", "Diff", "Ranks", "load_ranks",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
@@ -40,9 +42,10 @@ def capture(*, fresh_compile: bool = True, bench: bool = False, profile: bool | 
     return CaptureSession(fresh_compile=fresh_compile, bench=bench, profile=profile)
 
 
-def load(source: str | Path) -> Capture:
+def load(source: str | Path) -> Capture | Ranks:
     """A capture from a capture's ``.json`` file, or from saved Inductor output code: a path, a directory,
-    or the code text.
+    or the code text. ``load("runs/step")`` reads the files ``runs/step.rank<N>.json`` that the ranks of a
+    job saved (``cap.save("runs/step")``) into one :class:`Ranks` (see :func:`load_ranks`).
 
     Raises :class:`ParseError` (a :class:`CaptureError`) when the input is neither.
     """

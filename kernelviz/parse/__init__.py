@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..model import Capture, CaptureError, Graph
+from ..model import Capture, CaptureError, Graph, Ranks
 from .kernels import find_kernels
 from .logs import unwrap
 from .wrapper import read_call
@@ -64,11 +64,16 @@ def split_modules(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(marks, marks[1:] + [len(text)])]
 
 
-def load(source: str | Path) -> Capture:
+def load(source: str | Path) -> Capture | Ranks:
     """A :class:`Capture` from a capture's JSON file, or from saved output code: a file, a directory of
-    them, or the code text itself."""
+    them, or the code text itself; a :class:`Ranks` from the files ``source.rank<N>.json`` of a job's ranks."""
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
+        if not path.exists():
+            from ..ranks import load_ranks, rank_files
+
+            if rank_files(path):
+                return load_ranks(path)
         if path.suffix == ".json" and path.is_file():
             return Capture.from_json(_read(path))
         if path.is_dir():
