@@ -442,6 +442,7 @@ class Ranks(Document):
     launches: list[RankLaunch] = field(default_factory=list)
     summarised: bool = False
     step_straggler: int | None = None  # the rank with the most compute in the block, where it stands out
+    step_stats: dict[str, dict[str, float]] = field(default_factory=dict)  # "compute_ms"... -> percentiles over ranks
     warnings: list[str] = field(default_factory=list)
     format: str = RANKS_FORMAT
     schema_version: int = SCHEMA_VERSION

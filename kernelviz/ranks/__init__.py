@@ -18,6 +18,7 @@ from .agree import Shape, collective_mismatch, kernel_mismatch
 from .stats import outliers, spread, stats, straggler
 
 SUMMARISE_ABOVE = 16  # more ranks than this: percentiles and outliers per launch, not a column per rank
+STEP_PARTS = ("window_ms", "compute_ms", "overlap_ms", "comm_ms", "idle_ms")
 __all__ = ["SUMMARISE_ABOVE", "load_ranks", "rank_files"]
 
 
@@ -84,6 +85,9 @@ def load_ranks(prefix: str | Path, *, summarise_above: int = SUMMARISE_ABOVE, pr
                                f"{mismatches[0]}")
     result.launches = [launch for s in seen.values() for launch in _launches(s, ranks, summarised)]
     result.step_straggler = _step_straggler(result.ranks)
+    steps = [info.step for info in result.ranks if info.step is not None]
+    if steps:
+        result.step_stats = {key: stats([getattr(step, key) for step in steps]) for key in STEP_PARTS}
     return result
 
 

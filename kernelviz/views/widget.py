@@ -11,7 +11,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..model import Capture
+from ..model import Capture, Ranks
 from .payload import kernel_view, payload
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -27,8 +27,8 @@ class CaptureWidget(anywidget.AnyWidget):
     progress = traitlets.Dict().tag(sync=True)  # {"done", "total", "label"} while timing, else empty
 
     def __init__(self, capture: Capture, **kwargs):
-        super().__init__(payload=payload(capture, per_kernel=False), **kwargs)
         self.capture = capture
+        super().__init__(payload=self._payload(), **kwargs)
         self.on_timed: Any = None  # called after the button's timing (the display refreshes its saved parts)
         self.on_msg(self._on_message)
 
@@ -56,9 +56,12 @@ class CaptureWidget(anywidget.AnyWidget):
             self.capture.bench(progress=self.report)
         finally:
             self.progress = {}
-            self.payload = payload(self.capture, per_kernel=False)
+            self.payload = self._payload()
         if self.on_timed is not None:
             self.on_timed()
+
+    def _payload(self) -> dict:
+        return payload(self.capture, per_kernel=False)
 
     @property
     def selected_launch(self):
@@ -67,3 +70,20 @@ class CaptureWidget(anywidget.AnyWidget):
             return None
         g, i = (int(x) for x in self.selected.split("/"))
         return self.capture.graphs[g].launches[i]
+
+
+class RanksWidget(CaptureWidget):
+    """The panel of a job's ranks: the reference rank's capture with the ranks compared in its Ranks tab.
+    It is not timed from the notebook (a job's ranks are timed in the job)."""
+
+    def __init__(self, ranks: Ranks, **kwargs):
+        self.ranks = ranks
+        super().__init__(ranks.reference or Capture(), **kwargs)
+
+    def _payload(self) -> dict:
+        from .ranks_display import ranks_annex
+
+        return {**payload(self.capture, per_kernel=False), "ranks": ranks_annex(self.ranks)}
+
+    def time_kernels(self) -> None:
+        return None
