@@ -11,9 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Capture, Graph, KernelTiming, LaunchTiming
-from . import perf
+from . import collectives, perf
 from .inputs import live_inputs, recreate
 from .instrument import Instrumented, instrument
+from .lockstep import Lockstep, LockstepError
 from .timers import CpuTimer, GpuTimer
 
 
@@ -21,19 +22,45 @@ class BenchError(RuntimeError):
     """A graph could not be timed (the message says why, in one line)."""
 
 
-def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: Any = True) -> Capture:
+def bench(capture: Capture, *, isolated: bool = True, reps: int = 10, progress: Any = True,
+          limit_s: float = 60.0) -> Capture:
     """Time every graph of ``capture``; a graph that cannot be timed gets a warning saying why.
 
-    ``progress``: True for a text progress bar, False for none, or ``report(done, total, label)``."""
+    ``progress``: True for a text progress bar, False for none, or ``report(done, total, label)``.
+    A graph that holds collectives is timed by every rank of the job at once (see ``lockstep``): ``limit_s``
+    is how long a rank waits for the others before it leaves that graph untimed, saying why."""
     from ..recorder import live_runs
 
     runs = live_runs(capture)
+    lockstep = _lockstep(capture, limit_s)
     for i, graph in enumerate(_progress(capture.graphs, progress)):
         try:
-            bench_graph(graph, runs.get(i), isolated=isolated, reps=reps)
+            bench_graph(graph, runs.get(i), isolated=isolated, reps=reps,
+                        lockstep=lockstep if _talks(graph) else None)
         except BenchError as exc:
             graph.warnings.append(f"not timed: {exc}")
+        collectives.fill(graph, capture.world_size)
     return capture
+
+
+def _talks(graph: Graph) -> bool:
+    return any(launch.collective is not None for launch in graph.launches)
+
+
+def _lockstep(capture: Capture, limit_s: float) -> Lockstep | None:
+    """The ranks' meeting point, where some graph holds collectives and this process is in a job."""
+    from ..recorder.distributed import initialized
+
+    if not any(_talks(g) for g in capture.graphs) or not initialized():
+        return None
+    return Lockstep(limit_s)
+
+
+def _plan(graph: Graph, reps: int) -> str:
+    """What the ranks must agree on before timing a graph together: its collectives, in order, and the runs."""
+    talks = [(c.op, c.reduce_op, c.bytes, len(c.group_ranks or ())) for launch in graph.launches
+             if (c := launch.collective) is not None]
+    return f"{graph.id} {reps} {talks}"
 
 
 def _progress(items: list, progress: Any):
@@ -57,20 +84,20 @@ def _reporting(items: list, report: Callable[[int, int, str], None]):
     report(len(items), len(items), "timed")
 
 
-def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: int = 10) -> None:
-    """Time one graph (``run`` is its live side from the capture, or None for a loaded graph)."""
+def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: int = 10,
+                lockstep: Lockstep | None = None) -> None:
+    """Time one graph (``run`` is its live side from the capture, or None for a loaded graph); with
+    ``lockstep`` every rank times it at once, and gives it up together where one cannot."""
     import torch
 
-    if not graph.launches:
-        raise BenchError("no launches in call()")
-    if graph.device == "cuda" and not torch.cuda.is_available():
-        raise BenchError("no CUDA device here; a CUDA graph needs one to be timed")
-    compiled = run.compiled() if run is not None and run.compiled is not None else None
-    namespace = _namespace(graph, compiled)
     try:
-        inst = instrument(graph, namespace)
-    except (NotImplementedError, ValueError, SyntaxError) as exc:
-        raise BenchError(str(exc)) from None
+        compiled, inst = _prepare(graph, run, lockstep)
+    except BenchError as exc:
+        if lockstep is not None and not lockstep.failed:
+            _agree(graph, reps, lockstep, cannot=str(exc))
+        raise
+    if lockstep is not None:
+        _agree(graph, reps, lockstep)
     args = live_inputs(run.inputs if run is not None else None)
     timed_on = "user tensors" if args is not None else "recreated inputs"
     try:
@@ -78,8 +105,11 @@ def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: i
             if args is None:
                 args = recreate(graph, run.inputs if run is not None else None)
             timer = GpuTimer(reps=reps) if graph.device == "cuda" else CpuTimer(reps=max(3, reps // 2))
+            timer.lockstep = lockstep
             _measure(graph, inst, timer, _arg_maker(args, compiled), isolated)
         graph.timed_on = timed_on
+    except LockstepError as exc:
+        raise BenchError(f"its collectives need every rank: {exc}") from None
     except torch.cuda.OutOfMemoryError:
         inst = args = None  # drop what the timing holds before the cache is emptied
         torch.cuda.empty_cache()
@@ -88,11 +118,46 @@ def bench_graph(graph: Graph, run: Any = None, *, isolated: bool = True, reps: i
         raise BenchError(f"{type(exc).__name__}: {exc}") from None
 
 
+def _prepare(graph: Graph, run: Any, lockstep: Lockstep | None) -> tuple[Any, Instrumented]:
+    """The compiled graph (or None) and its instrumented call(); BenchError where it cannot be timed here."""
+    import torch
+
+    if not graph.launches:
+        raise BenchError("no launches in call()")
+    if graph.device == "cuda" and not torch.cuda.is_available():
+        raise BenchError("no CUDA device here; a CUDA graph needs one to be timed")
+    if lockstep is not None and lockstep.failed:
+        raise BenchError(f"its collectives need every rank: {lockstep.failed}")
+    if lockstep is None and _talks(graph):
+        from ..recorder.distributed import initialized
+
+        if not initialized():
+            raise BenchError("its collectives need the job's process group: time it in the job, where every rank "
+                             "runs capture(bench=True)")
+    compiled = run.compiled() if run is not None and run.compiled is not None else None
+    namespace = _namespace(graph, compiled)
+    try:
+        return compiled, instrument(graph, namespace)
+    except (NotImplementedError, ValueError, SyntaxError) as exc:
+        raise BenchError(str(exc)) from None
+
+
+def _agree(graph: Graph, reps: int, lockstep: Lockstep, cannot: str | None = None) -> None:
+    try:
+        lockstep.agree(f"the timing of graph {graph.id}", _plan(graph, reps), cannot=cannot)
+    except LockstepError as exc:
+        raise BenchError(f"its collectives need every rank: {exc}") from None
+
+
 def _measure(graph: Graph, inst: Instrumented, timer, make_args: Callable[[], list], isolated: bool) -> None:
     from torch.utils.flop_counter import FlopCounterMode
 
     flops = _record(inst, make_args, FlopCounterMode)
     in_graph = timer.in_graph(inst.call, inst.set_range, make_args)
+    if timer.unit == "cpu":  # a thread blocked in wait_tensor is waiting for its collective
+        for launch in graph.launches:
+            if launch.collective is not None and launch.collective.op == "wait_tensor":
+                launch.collective.wait_ms = in_graph.ms.get(launch.index)
     graph.gpu_busy_ms = timer.busy(inst.call, make_args)
     total = sum(in_graph.ms.values()) or None
     peak_bw = perf.peak_gb_per_s() if timer.unit == "gpu" else None

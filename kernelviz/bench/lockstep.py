@@ -24,7 +24,8 @@ class LockstepError(RuntimeError):
 
 
 class Lockstep:
-    """The ranks of the default process group, meeting through its store."""
+    """The ranks of the default process group, meeting through its store. ``failed`` says why, once a rank
+    has not come in time: the bench then holds no more meetings with it."""
 
     def __init__(self, limit_s: float = 60.0, store: Any = None):
         import torch.distributed as dist
@@ -34,6 +35,7 @@ class Lockstep:
         self.store = store if store is not None else _get_default_store()
         self.limit_s = limit_s
         self.failed: str | None = None
+        self._token: Any = None
 
     def _key(self, what: str) -> str:
         """The store key of the next meeting at ``what``: the next one this process holds there, past any
@@ -70,14 +72,48 @@ class Lockstep:
         except Exception:  # noqa: BLE001 - the store's timeout: give up, unless the last rank came meanwhile
             return self.store.compare_set(key, "", "given up")
 
-    def agree(self, what: str, plan: str) -> None:
-        """Meet, and raise LockstepError unless every rank brought the same plan."""
-        plans = self.meet(what, hashlib.sha1(plan.encode()).hexdigest())
-        differ = [r for r, p in enumerate(plans) if p != plans[self.rank]]
-        if differ:
-            self.failed = (f"ranks disagree on {what}: rank {self.rank} and rank {differ[0]} would run "
-                           "different collectives (timing them would hang)")
-            raise LockstepError(self.failed)
+    def agree(self, what: str, plan: str, cannot: str | None = None) -> None:
+        """Meet, and raise LockstepError unless every rank brought the same plan and can carry it out
+        (``cannot``: why this rank cannot, which it still comes to say, so that no rank waits for it)."""
+        mine = f"no:{cannot}" if cannot else "ok:" + hashlib.sha1(plan.encode()).hexdigest()
+        plans = self.meet(what, mine)
+        unable = next(((r, p[3:]) for r, p in enumerate(plans) if p.startswith("no:")), None)
+        if unable is not None:
+            raise LockstepError(f"rank {unable[0]} cannot take part in {what} ({unable[1]})")
+        if any(p != mine for p in plans):
+            other = next(r for r, p in enumerate(plans) if p != mine)
+            raise LockstepError(f"ranks disagree on {what}: rank {self.rank} and rank {other} would run different "
+                                "collectives (timing them would hang)")
+
+    def wait_device(self, event: Any = None) -> None:
+        """Wait for this rank's GPU (or ``event``) at most ``limit_s``: a peer that stopped in the middle of a
+        collective leaves it unfinished, and a plain synchronize would wait for it forever."""
+        import time
+
+        import torch
+
+        if event is None:
+            event = torch.cuda.Event()
+            event.record()
+        deadline = time.monotonic() + self.limit_s
+        while not event.query():
+            if time.monotonic() > deadline:
+                self.failed = (f"the GPU did not finish within {self.limit_s:g} s: a rank stopped in the middle of "
+                               "a collective (its stream stays blocked until NCCL's own timeout)")
+                raise LockstepError(self.failed)
+            time.sleep(0.0005)
+
+    def align_devices(self) -> None:
+        """Line the ranks' GPUs up: an all-reduce of one number on the default group (NCCL), after which
+        every device starts the next work at the same moment, whatever each host's delay in getting there."""
+        import torch
+        import torch.distributed as dist
+
+        if dist.get_backend() != "nccl":
+            return
+        if self._token is None:
+            self._token = torch.zeros(1, device=f"cuda:{torch.cuda.current_device()}")
+        dist.all_reduce(self._token)
 
     def most(self, what: str, value: float) -> float:
         """The largest of every rank's ``value`` (e.g. the repetitions each would make, so all make as many)."""

@@ -22,7 +22,22 @@ class InGraph:
     device_kernels: dict[int, list[str]] = field(default_factory=dict)
 
 
-class CpuTimer:
+class _Lockstepped:
+    """A timer whose runs of call() can be held in lockstep with the other ranks (``lockstep``: see
+    ``bench.lockstep``): every rank makes the same runs, and meets the others before each."""
+
+    lockstep: Any = None
+
+    def _meet(self, what: str) -> None:
+        if self.lockstep is not None:
+            self.lockstep.meet(what)
+            self._align()
+
+    def _align(self) -> None:
+        pass
+
+
+class CpuTimer(_Lockstepped):
     """Wall-clock times with ``time.perf_counter`` (C++ kernels and extern calls on the CPU)."""
 
     unit = "cpu"
@@ -32,11 +47,13 @@ class CpuTimer:
 
     def in_graph(self, call: Callable[[list], Any], set_range, make_args: MakeArgs) -> InGraph:
         for _ in range(self.warmup):
+            self._meet("warm-up")
             call(make_args())
         totals: dict[int, float] = {}
         set_range(lambda index: _WallRange(totals, index))
         try:
-            for _ in range(self.reps):
+            for rep in range(self.reps):
+                self._meet(f"in-graph run {rep}")
                 call(make_args())
         finally:
             set_range(None)
@@ -44,7 +61,8 @@ class CpuTimer:
 
     def busy(self, call: Callable[[list], Any], make_args: MakeArgs) -> float:
         spent = 0.0
-        for _ in range(self.reps):
+        for rep in range(self.reps):
+            self._meet(f"busy run {rep}")
             args = make_args()
             start = time.perf_counter()
             call(args)
@@ -77,7 +95,7 @@ class _WallRange:
         self.totals[self.index] = self.totals.get(self.index, 0.0) + time.perf_counter() - self.start
 
 
-class GpuTimer:
+class GpuTimer(_Lockstepped):
     """GPU times. In-graph: device time from torch.profiler, as Inductor's ``do_bench_using_profiling``
     does it (warm-up, an L2 flush before each repetition, the device work launched inside a named
     range). Isolated: Inductor's own benchmarker (CUDA events, L2 flush), which ``output_code.py -k``
@@ -95,19 +113,27 @@ class GpuTimer:
     def _sync(self) -> None:
         import torch
 
-        torch.cuda.synchronize(self.device)
+        if self.lockstep is not None:
+            self.lockstep.wait_device()
+        else:
+            torch.cuda.synchronize(self.device)
+
+    def _align(self) -> None:
+        self.lockstep.align_devices()
 
     def in_graph(self, call, set_range, make_args: MakeArgs) -> InGraph:
         import torch
 
         for _ in range(self.warmup):
+            self._meet("warm-up")
             call(make_args())
         self._sync()
         set_range(lambda index: torch.profiler.record_function(f"{self._PREFIX}{index}"))
         try:
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                     torch.profiler.ProfilerActivity.CUDA]) as prof:
-                for _ in range(self.reps):
+                for rep in range(self.reps):
+                    self._meet(f"in-graph run {rep}")
                     args = make_args()
                     self.cache.zero_()
                     call(args)
@@ -125,20 +151,27 @@ class GpuTimer:
 
         args = make_args()
         self._sync()
+        self._meet("busy warm-up")
         cpu = time.perf_counter()
         call(args)
         cpu_ms = (time.perf_counter() - cpu) * 1e3
         self._sync()
+        if self.lockstep is not None:  # the same sleep on every rank keeps their devices in step
+            cpu_ms = self.lockstep.most("enqueue time", cpu_ms)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         spent = 0.0
-        for _ in range(self.reps):
+        for rep in range(self.reps):
+            self._meet(f"busy run {rep}")
             args = make_args()
             self.cache.zero_()
             torch.cuda._sleep(int(2e6 * (1.5 * cpu_ms + 0.1)))  # about 2e6 cycles per ms
             start.record()
             call(args)
             end.record()
-            end.synchronize()
+            if self.lockstep is not None:
+                self.lockstep.wait_device(end)
+            else:
+                end.synchronize()
             spent += start.elapsed_time(end)
         return spent / self.reps
 
