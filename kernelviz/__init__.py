@@ -27,15 +27,17 @@ __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode"
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = True, bench: bool = False, profile: bool | None = None):
-    """Capture every graph Inductor compiles or runs inside ``with kernelviz.capture() as cap:``.
+def capture(*, fresh_compile: bool = False, bench: bool = False, profile: bool | None = None):
+    """Capture every graph Inductor compiles or runs in this thread inside ``with kernelviz.capture() as cap:``.
 
-    ``fresh_compile`` turns Inductor's FX graph cache off inside the block, so that each graph
-    compiled there goes through code generation, where kernelviz reads per-kernel metadata.
-    ``bench`` times every graph when the block exits, on the tensors it ran with (on every rank of a
-    torch.distributed job at once, where graphs hold collectives).
-    ``profile`` runs the block under torch.profiler and splits its time into compute, communication and
-    idle (``cap.step``); by default it does so when ``bench`` is set in a torch.distributed job.
+    Inductor's caches stay on: a graph loaded from the FX graph cache gets its kernels' metadata from
+    what kernelviz stored beside the cache when it was compiled (or, where nothing was stored, from
+    generating that graph's code again). ``fresh_compile=True`` turns the FX graph cache off inside
+    the block, so that every graph goes through code generation. ``bench`` times every graph when
+    the block exits, on the tensors it ran with (on every rank of a torch.distributed job at once, where
+    graphs hold collectives). ``profile`` runs the block under torch.profiler and splits its time into
+    compute, communication and idle (``cap.step``); by default it does so when ``bench`` is set in a
+    torch.distributed job.
     """
     from .recorder import CaptureSession
 

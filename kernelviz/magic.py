@@ -15,8 +15,8 @@ from .recorder import CaptureSession
 class KernelvizMagics(Magics):
     @magic_arguments()
     @argument("-o", "--output", metavar="NAME", help="store the Capture in this variable")
-    @argument("--cached", action="store_true",
-              help="keep Inductor's FX graph cache on (faster re-compiles; C++ kernel metadata may be missing)")
+    @argument("--fresh", action="store_true",
+              help="turn Inductor's FX graph cache off in the cell: every graph goes through code generation")
     @argument("--bench", action="store_true", help="time every launch and kernel after the cell runs")
     @argument("--diff", metavar="BASE", help="show the capture against BASE: a Capture variable or a path to load")
     @argument("code", nargs="*", help="with %%kernelviz on one line: the statement to capture")
@@ -32,7 +32,7 @@ class KernelvizMagics(Magics):
         from .views.display import LiveDisplay, in_kernel
 
         source = cell if cell is not None else " ".join(args.code)
-        session = CaptureSession(fresh_compile=not args.cached, bench=args.bench)
+        session = CaptureSession(fresh_compile=args.fresh, bench=args.bench)
         output = LiveDisplay(session.capture) if in_kernel() else None
         if output is not None:
             session.progress = output.report  # the panel opens before timing and shows its progress

@@ -72,6 +72,22 @@ def fresh_dynamo():
     torch._dynamo.reset()
 
 
+@pytest.fixture
+def inductor_cache(tmp_path, monkeypatch):
+    """An empty Inductor cache directory of the test's own (what a new machine has)."""
+    path = tmp_path / "inductor-cache"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def device():
+    """Where device-agnostic live tests run: the GPU where there is one (torch 2.11 there), else the CPU."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def pytest_collection_modifyitems(config, items):
     """GPU tests run only where CUDA is present (the GPU machine); CI has none."""
     try:

@@ -12,12 +12,14 @@ from torch._dynamo.utils import counters
 import kernelviz
 import zoo
 
-pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"), pytest.mark.usefixtures("fresh_dynamo")]
-
-
+pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
+              pytest.mark.usefixtures("fresh_dynamo", "inductor_cache")]
 
 
 def _originals():
+    from torch._dynamo.symbolic_convert import graph_break_log
+    from torch._dynamo.utils import CompilationMetrics
+    from torch._inductor.codecache import FxGraphCache
     from torch._inductor.codegen.cpp import CppScheduling
     from torch._inductor.codegen.triton import TritonScheduling
     from torch._inductor.graph import GraphLowering
@@ -25,7 +27,9 @@ def _originals():
 
     return (GraphLowering.__dict__["save_output_code"], GraphLowering.__dict__["__init__"],
             GraphLowering.__dict__["compile_to_module"], CppScheduling.__dict__["define_kernel"],
-            TritonScheduling.__dict__["define_kernel"], CompiledFxGraph.__dict__["__call__"])
+            TritonScheduling.__dict__["define_kernel"], CompiledFxGraph.__dict__["__call__"],
+            "find_guarded_entry" in FxGraphCache.__dict__, CompilationMetrics.__dict__["create"],
+            list(graph_break_log.handlers), graph_break_log.level, graph_break_log.propagate)
 
 
 def _inputs():
@@ -40,7 +44,7 @@ def test_layer_norm_relu_metadata_from_inductor():
     torch.testing.assert_close(out, zoo.layer_norm_relu(x, w, b))
     (graph,) = cap.graphs
     assert (graph.kind, graph.device, graph.calls) == ("inference", "cpu", 1)
-    assert 0 < graph.compile_s < 600
+    assert (graph.cache, graph.thread) == ("compiled", "MainThread") and 0 < graph.compile_s < 600
     (kernel,) = graph.kernels
     assert kernel.kind == "cpp" and "extern \"C\"" in kernel.source
     assert "aten.native_layer_norm" in kernel.original_aten and "aten.relu" in kernel.original_aten
@@ -100,24 +104,61 @@ def test_same_code_run_twice_shows_the_same_kernels():
     assert [(k.name, k.original_aten, k.node_mapping) for k in second.kernels] == \
         [(k.name, k.original_aten, k.node_mapping) for k in first.kernels]
     assert second.kernels[0].metadata_from == "inductor"
+    assert (second.graphs[0].cache, second.graphs[0].compile_s, second.graphs[0].calls) == ("reused", None, 1)
 
 
-def test_fx_graph_cache_hit_still_shows_the_kernels():
-    x, _, _ = _inputs()
-    scale = float(uuid.uuid4().int % 10**6)  # a constant never compiled before: the first run misses
+def _unique_fn():
+    scale = float(uuid.uuid4().int % 10**6)  # a constant never compiled before: its first compile misses
 
     def fn(x):
         return zoo.pointwise(x) * scale
 
-    with kernelviz.capture(fresh_compile=False) as first:  # populates Inductor's on-disk cache
+    return fn
+
+
+def test_fx_graph_cache_hit_still_shows_the_kernels():
+    x, _, _ = _inputs()
+    fn = _unique_fn()
+    with kernelviz.capture() as first:  # populates Inductor's cache, and kernelviz's metadata beside it
         torch.compile(fn)(x)
     torch._dynamo.reset()
     hits = counters["inductor"]["fxgraph_cache_hit"]
-    with kernelviz.capture(fresh_compile=False) as second:  # served from that cache
+    with kernelviz.capture() as second:  # served from that cache
         torch.compile(fn)(x)
     assert counters["inductor"]["fxgraph_cache_hit"] == hits + 1
+    assert [(g.cache, g.compile_s is None) for g in first.graphs + second.graphs] == \
+        [("compiled", False), ("fx_cache_hit", True)]
     assert [k.name for k in second.kernels] == [k.name for k in first.kernels]
     assert second.kernels[0].original_aten == first.kernels[0].original_aten != []
+    assert second.kernels[0].fragment == first.kernels[0].fragment != []
+
+
+def test_fresh_compile_turns_the_fx_graph_cache_off():
+    x, _, _ = _inputs()
+    fn = _unique_fn()
+    with kernelviz.capture():
+        torch.compile(fn)(x)
+    torch._dynamo.reset()
+    hits = counters["inductor"]["fxgraph_cache_hit"]
+    with kernelviz.capture(fresh_compile=True) as cap:
+        torch.compile(fn)(x)
+    assert counters["inductor"]["fxgraph_cache_hit"] == hits
+    (graph,) = cap.graphs
+    assert graph.cache == "compiled" and graph.compile_s > 0 and graph.kernels[0].original_aten
+    assert torch._inductor.config.fx_graph_cache is True  # back on after the block
+
+
+def test_graph_compiled_before_the_capture_without_kernelviz_says_so():
+    x, _, _ = _inputs()
+    fn = torch.compile(_unique_fn())
+    fn(x)  # compiled outside any capture: nothing was recorded or stored
+    with kernelviz.capture() as cap:
+        fn(x)
+    (graph,) = cap.graphs
+    assert (graph.cache, graph.compile_s, graph.calls) == ("reused", None, 1)
+    assert graph.kernels[0].metadata_from == "none"
+    (warning,) = graph.warnings
+    assert warning.startswith("compiled before the capture started, outside a capture: ")
 
 
 def test_exception_propagates_and_partial_capture_is_kept():

@@ -32,3 +32,10 @@ def with_graph_break(x):
     y = torch.sin(x) * 2
     torch._dynamo.graph_break()
     return torch.cos(y).sum()
+
+
+def graph_break_in_loop(x):
+    for _ in range(3):
+        x = torch.sin(x)
+        torch._dynamo.graph_break()
+    return x

@@ -1,36 +1,26 @@
-"""Hooks into Inductor: what it compiles (code and per-kernel metadata) and which graphs run.
+"""Hooks into Inductor: what it compiles (code and per-kernel metadata), what it loads from its FX
+graph cache, and which graphs run.
 
-The hooks are installed once while any capture is active and feed every active recorder, so
-captures nest. Per-kernel metadata is kept by the hash of the module's code, so a graph that
-later runs from dynamo's cache (no compile) still finds the metadata of its compile.
+The hooks are installed once while any capture is active and feed the captures that
+:mod:`.routing` picks, so captures nest and threads stay apart. Per-kernel metadata exists only
+where Inductor generates code, so it is kept by the hash of the module's code, in memory and in
+:mod:`.store` on disk: a graph that later runs from dynamo's cache, or loads from the FX graph
+cache in a new process, still finds it. An FX-graph-cache entry whose metadata is nowhere (the
+cache was filled without kernelviz) is passed over at lookup, so Inductor generates that graph's
+code again (and rewrites an equivalent entry); nothing else is recompiled and dynamo is never reset.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
+import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from . import dynamo, routing, store
 from .patches import Patches
-
-
-@dataclass
-class KernelRecord:
-    """Inductor's own metadata for one ``define_kernel`` call."""
-
-    name: str
-    metadata: str  # get_kernel_metadata's first string (the "Source Nodes" line)
-    detail: str  # its second string (mapping and graph fragment)
-    stack_traces: list[str] = field(default_factory=list)
-
-
-class Recorder(Protocol):
-    def on_code(self, code: str) -> None: ...
-
-    def on_call(self, compiled: Any, inputs: Any) -> None: ...
+from .store import KernelRecord
 
 
 def code_key(code: str) -> str:
@@ -38,48 +28,53 @@ def code_key(code: str) -> str:
 
 
 _MAX_REMEMBERED = 512
-_lock = threading.RLock()
-_recorders: list[Recorder] = []
 _patches: Patches | None = None
 _pending: dict[int, list[KernelRecord]] = {}  # id(GraphLowering) -> records, until its code is known
 _started: dict[int, float] = {}  # id(GraphLowering) -> when lowering began
 _keys: dict[int, str] = {}  # id(GraphLowering) -> code_key, once its code is known
+_call_keys: dict[int, tuple[Any, str]] = {}  # id(CompiledFxGraph) -> (weakref to it, code_key)
 _metadata: OrderedDict[str, list[KernelRecord]] = OrderedDict()  # code_key -> records
 _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from lowering to loaded module
 
 
-def kernel_records(code: str) -> list[KernelRecord] | None:
-    """The metadata Inductor gave for the kernels of this module, if it was compiled under a capture."""
-    return _metadata.get(code_key(code))
+def kernel_records(key: str) -> list[KernelRecord] | None:
+    """Inductor's metadata for the kernels of the module with this code key: from a compile seen in
+    this process, else from the store; None where it was never seen."""
+    with routing.lock:
+        found = _metadata.get(key)
+    if found is None:
+        found = store.load(key)
+        if found is not None:
+            _remember(_metadata, key, found)
+    return found
 
 
-def compile_seconds(code: str) -> float | None:
-    """Seconds from the start of lowering to the loaded module, if it was compiled under a capture."""
-    return _compile_s.get(code_key(code))
+def compile_seconds(key: str) -> float | None:
+    """Seconds from the start of lowering to the loaded module, if it was compiled in this process."""
+    return _compile_s.get(key)
 
 
-def attach(recorder: Recorder) -> list[str]:
-    """Start feeding ``recorder``; install the hooks if it is the first. Returns hooks not installed."""
+def attach(recorder: routing.Recorder) -> tuple[int, list[str]]:
+    """Start feeding ``recorder`` (for the calling thread); install the hooks if it is the first.
+    Returns the thread's ident and the hooks this torch lacks."""
     global _patches
-    with _lock:
+    with routing.lock:
         if _patches is None:
             _patches = _install()
-        _recorders.append(recorder)
-        return list(_patches.skipped)
+        return routing.add(recorder), list(_patches.skipped)
 
 
-def detach(recorder: Recorder) -> None:
-    """Stop feeding ``recorder``; remove every hook when no recorder is left."""
+def detach(recorder: routing.Recorder, ident: int) -> None:
+    """Stop feeding ``recorder``; remove every hook when no capture is left in any thread."""
     global _patches
-    with _lock:
-        if recorder in _recorders:
-            _recorders.remove(recorder)
-        if not _recorders and _patches is not None:
+    with routing.lock:
+        if routing.remove(recorder, ident) and _patches is not None:
             _patches.undo()
             _patches = None
             _pending.clear()
             _started.clear()
             _keys.clear()
+            _call_keys.clear()
 
 
 def _current_graph() -> Any:
@@ -100,33 +95,89 @@ def _record_kernel(name: str, nodes: Any) -> None:
     flat = [n for node in nodes if hasattr(node, "get_nodes") for n in node.get_nodes()]
     metadata, detail = get_kernel_metadata(flat, graph.wrapper_code)
     traces = [o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")]
-    _pending.setdefault(id(graph), []).append(KernelRecord(name, metadata, detail, traces))
+    with routing.lock:
+        _pending.setdefault(id(graph), []).append(KernelRecord(name, metadata, detail, traces))
 
 
 def _remember(table: OrderedDict, key: str, value) -> None:
-    table[key] = value
-    while len(table) > _MAX_REMEMBERED:
-        table.popitem(last=False)
+    with routing.lock:
+        table[key] = value
+        while len(table) > _MAX_REMEMBERED:
+            table.popitem(last=False)
 
 
 def _on_code(code: str) -> None:
+    """The module's code, on a miss (lowered here: its kernels' records are complete) or a hit."""
+    key = code_key(code)
     graph = _current_graph()
-    records = _pending.pop(id(graph), None) if graph is not None else None
-    if graph is not None:
-        _keys[id(graph)] = code_key(code)
-    if records is not None:
-        _remember(_metadata, code_key(code), records)
-    for recorder in list(_recorders):
-        recorder.on_code(code)
-
-
-def _safely(fn, *args) -> None:
-    """Run a recorder step; a failure there must never break the user's compile or call."""
+    compiled = graph is not None and id(graph) in _started
+    for recorder in routing.targets(key):
+        recorder.on_code(code, key, "compiled" if compiled else "fx_cache_hit")
+    if not compiled:
+        return
+    with routing.lock:
+        _keys[id(graph)] = key
+        records = _pending.pop(id(graph), [])
+    _remember(_metadata, key, records)
     try:
-        fn(*args)
-    except Exception as exc:  # noqa: BLE001 - reported, never raised into the user's program
-        for recorder in list(_recorders):
-            getattr(recorder, "warn", lambda _m: None)(f"capture hook failed: {type(exc).__name__}: {exc}")
+        store.save(key, records)
+    except OSError as exc:
+        for recorder in routing.targets(key):
+            recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
+                          "a later cache hit of the same graph regenerates its code")
+
+
+def _on_call(compiled: Any, inputs: Any) -> None:
+    entry = _call_keys.get(id(compiled))
+    if entry is None or entry[0]() is not compiled:
+        code = getattr(compiled, "source_code", None)
+        if not isinstance(code, str):
+            return
+        entry = (weakref.ref(compiled), code_key(code))
+        _call_keys[id(compiled)] = entry
+    for recorder in routing.targets(entry[1]):
+        recorder.on_call(compiled, inputs, entry[1])
+
+
+def _has_metadata(entry: Any) -> bool:
+    code = getattr(entry, "source_code", None)
+    return not isinstance(code, str) or kernel_records(code_key(code)) is not None
+
+
+def _find_with_metadata(find: Any, cls: type, key: str, local: bool, remote_cache: Any,
+                        evaluate_guards: Any, hints: Any, *rest: Any, **kwargs: Any) -> Any:
+    """``FxGraphCache.find_guarded_entry`` over the entries whose metadata kernelviz has.
+
+    Inductor's own lookup runs on a subclass whose candidates leave out the others; when one of
+    those would have hit, the lookup misses, Inductor generates that graph's code again (its
+    metadata is recorded then) and writes an equivalent entry beside the old one."""
+    passed_over: list[Any] = []
+
+    def candidates(_cls: type, *args: Any, **kw: Any):
+        for found in cls.iterate_over_candidates(*args, **kw):
+            if _has_metadata(found[0]):
+                yield found
+            else:
+                passed_over.append(found[0])
+
+    with_metadata = type("FxGraphCacheWithKernelvizMetadata", (cls,),
+                         {"iterate_over_candidates": classmethod(candidates)})
+    result = find.__func__(with_metadata, key, local, remote_cache, evaluate_guards, hints, *rest, **kwargs)
+    if result[0] is None and passed_over:
+        routing.safely(_tell_regenerated, passed_over, evaluate_guards, hints)
+    return result
+
+
+def _tell_regenerated(passed_over: list[Any], evaluate_guards: Any, hints: Any) -> None:
+    """Tell the captures about an entry that would have hit but had no metadata (guards evaluated on
+    hints, as Inductor's lookup does, so no new guard is added)."""
+    for entry in passed_over:
+        guards = getattr(entry, "guards_expr", None)
+        if not guards or evaluate_guards(guards, hints):
+            key = code_key(entry.source_code)
+            for recorder in routing.targets(key):
+                recorder.on_regenerated(key)
+            return
 
 
 def _install() -> Patches:
@@ -134,7 +185,7 @@ def _install() -> Patches:
 
     def save_output_code(previous):
         def hook(code: str) -> None:
-            _safely(_on_code, code)
+            routing.safely(_on_code, code)
             if previous is not None:
                 previous(code)
 
@@ -143,7 +194,7 @@ def _install() -> Patches:
     def define_kernel(original):
         def wrapper(self, src_code, nodes, *args, **kwargs):
             name = original(self, src_code, nodes, *args, **kwargs)
-            _safely(_record_kernel, name, nodes)
+            routing.safely(_record_kernel, name, nodes)
             return name
 
         return wrapper
@@ -167,11 +218,18 @@ def _install() -> Patches:
 
     def call(original):
         def wrapper(self, inputs):
-            for recorder in list(_recorders):
-                _safely(recorder.on_call, self, inputs)
+            routing.safely(_on_call, self, inputs)
             return original(self, inputs)
 
         return wrapper
+
+    def find_guarded_entry(original):
+        def wrapper(cls, *args, **kwargs):
+            if not routing.targets():  # a thread no capture looks at: Inductor's own lookup
+                return original(*args, **kwargs)
+            return _find_with_metadata(original, cls, *args, **kwargs)
+
+        return classmethod(wrapper)
 
     patches.wrap("torch._inductor.graph", "GraphLowering", "save_output_code", save_output_code)
     patches.wrap("torch._inductor.graph", "GraphLowering", "__init__", init)
@@ -179,4 +237,6 @@ def _install() -> Patches:
     patches.wrap("torch._inductor.codegen.cpp", "CppScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)
+    patches.wrap("torch._inductor.codecache", "FxGraphCache", "find_guarded_entry", find_guarded_entry)
+    dynamo.install(patches)
     return patches

@@ -10,21 +10,25 @@ import re
 from ..model import Graph, Kernel, SourceLocation
 from ..parse import parse_graph
 from ..parse.comments import parse_origin
-from .inductor import KernelRecord, compile_seconds, kernel_records
+from .store import KernelRecord
 
-_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')
+FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')  # a frame of a Python traceback
 _MAX_LOCATIONS = 20
+_UNKNOWN = {
+    "reused": "compiled before the capture started, outside a capture",
+    "fx_cache_hit": "loaded from a cache entry without kernelviz metadata that kernelviz could not regenerate",
+}
 
 
-def build_graph(code: str) -> Graph:
-    """The graph model of one compiled module, with live metadata where the compile was seen."""
+def build_graph(code: str, records: list[KernelRecord] | None, cache: str) -> Graph:
+    """The graph model of one compiled module, with Inductor's metadata of its compile where known."""
     graph = parse_graph(code)
-    graph.compile_s = compile_seconds(code)
-    records = kernel_records(code)
+    graph.cache = cache
     if records is None:
         if any(k.metadata_from == "none" for k in graph.kernels):
-            graph.warnings.append("compiled before the capture started: metadata of kernels without "
-                                  "comments (C++ kernels) is unknown; re-run after torch._dynamo.reset()")
+            graph.warnings.append(f"{_UNKNOWN.get(cache, cache)}: the metadata of kernels without comments "
+                                  "(C++ kernels) is unknown; after torch._dynamo.reset(), a capture of it regenerates "
+                                  "only this graph's code")
         return graph
     by_name: dict[str, list[KernelRecord]] = {}
     for record in records:
@@ -71,7 +75,7 @@ def locations(stack_traces: list[str]) -> list[SourceLocation]:
     found: list[SourceLocation] = []
     seen = set()
     for trace in stack_traces:
-        frames = _FRAME.findall(trace)
+        frames = FRAME.findall(trace)
         if not frames:
             continue
         user = [f for f in frames if not f[0].startswith(_torch_dir())] or frames

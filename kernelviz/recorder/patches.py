@@ -14,7 +14,7 @@ class Patches:
     """Replace attributes and put every one back, in reverse order, even after an error."""
 
     def __init__(self) -> None:
-        self._undo: list[tuple[Any, str, Any]] = []
+        self._undo: list[tuple[Any, str, Any] | Callable[[], None]] = []
         self.skipped: list[str] = []
 
     def wrap(self, module: str, owner: str, attr: str, make: Callable[[Any], Any]) -> bool:
@@ -31,13 +31,21 @@ class Patches:
         setattr(target, attr, make(old))
         return True
 
+    def on_undo(self, step: Callable[[], None]) -> None:
+        """Run ``step`` when undoing (in reverse order with the attribute patches)."""
+        self._undo.append(step)
+
     def undo(self) -> None:
         while self._undo:
-            target, attr, old = self._undo.pop()
+            step = self._undo.pop()
             try:
+                if callable(step):
+                    step()
+                    continue
+                target, attr, old = step
                 if old is _MISSING:
                     delattr(target, attr)
                 else:
                     setattr(target, attr, old)
-            except (AttributeError, TypeError) as exc:  # pragma: no cover - defensive
-                warnings.warn(f"kernelviz could not restore {target!r}.{attr}: {exc}", stacklevel=2)
+            except Exception as exc:  # noqa: BLE001 - pragma: no cover - defensive: undo the rest
+                warnings.warn(f"kernelviz could not undo a hook ({step!r}): {exc}", stacklevel=2)

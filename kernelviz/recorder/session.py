@@ -1,17 +1,21 @@
-"""``kernelviz.capture()``: record every graph Inductor compiles or runs inside a ``with`` block."""
+"""``kernelviz.capture()``: record every graph Inductor compiles or runs in this thread inside a ``with`` block,
+and dynamo's reasons for what it did not compile."""
 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Capture
-from . import distributed, inductor
+from ..model import Capture, DynamoEvent
+from . import distributed, inductor, routing
 from .callers import caller_line
 from .overlay import build_graph
+
+_RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
 
 
 @dataclass
@@ -19,6 +23,8 @@ class GraphRun:
     """What the hooks saw of one module during a capture (not serialised)."""
 
     code: str
+    cache: str  # "compiled", "fx_cache_hit" or "reused" (only run: compiled before the capture)
+    thread: str  # the thread where the capture first saw it
     calls: int = 0
     compiled: Any = None  # weakref to the CompiledFxGraph
     inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
@@ -38,38 +44,66 @@ def live_runs(capture: Capture) -> dict[int, GraphRun]:
 
 class CaptureSession:
     """Context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`,
-    filled in when the block exits (also when it raises). With ``bench=True`` the graphs are
-    timed at exit on the tensors they ran with, which are held until then. With ``profile`` (by default:
-    when timing on a rank of a torch.distributed job) the block itself runs under torch.profiler, which
-    splits its time into compute, communication and idle (``Capture.step``)."""
+    filled in when the block exits (also when it raises). It records what its own thread compiles
+    and runs (see :mod:`.routing`). With ``bench=True`` the graphs are timed at exit on the tensors
+    they ran with, which are held until then. With ``profile`` (by default: when timing on a rank of a
+    torch.distributed job) the block itself runs under torch.profiler, which splits its time into
+    compute, communication and idle (``Capture.step``)."""
 
-    def __init__(self, *, fresh_compile: bool = True, bench: bool = False, progress: Any = True,
+    def __init__(self, *, fresh_compile: bool = False, bench: bool = False, progress: Any = True,
                  profile: bool | None = None) -> None:
         self.fresh_compile, self.bench, self.progress = fresh_compile, bench, progress
         self.profile = profile
         self._step: Any = None
         self.runs: dict[str, GraphRun] = {}
+        self.regenerated: set[str] = set()
+        self.compile_ids: set[str] = set()  # dynamo compiles whose graphs this capture saw
         self.warnings: list[str] = []
+        self.dynamo: list[DynamoEvent] = []
         self.capture = Capture()
         self._config: contextlib.ExitStack | None = None
+        self._ident: int | None = None
         _LIVE[id(self.capture)] = self.runs
         weakref.finalize(self.capture, _LIVE.pop, id(self.capture), None)
 
-    # Recorder protocol -------------------------------------------------------------------
-    def on_code(self, code: str) -> None:
-        self.runs.setdefault(inductor.code_key(code), GraphRun(code))
+    # Recorder protocol (see routing.Recorder) --------------------------------------------
+    def _run(self, code: str, key: str, cache: str) -> GraphRun:
+        run = self.runs.get(key)
+        if run is None:
+            run = self.runs[key] = GraphRun(code, cache, threading.current_thread().name)
+        elif _RANK[cache] > _RANK[run.cache]:
+            run.cache = cache
+        return run
 
-    def on_call(self, compiled: Any, inputs: Any) -> None:
-        code = getattr(compiled, "source_code", None)
-        if not isinstance(code, str):
-            return
-        run = self.runs.setdefault(inductor.code_key(code), GraphRun(code))
+    def on_code(self, code: str, key: str, cache: str) -> None:
+        self._run(code, key, cache)
+        if (current := routing.compile_id()) is not None:
+            self.compile_ids.add(current)
+
+    def on_call(self, compiled: Any, inputs: Any, key: str) -> None:
+        run = self._run(compiled.source_code, key, "reused")
         run.calls += 1
         if run.compiled is None:
             run.compiled = weakref.ref(compiled)
             run.caller = caller_line()
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
+
+    def on_dynamo(self, event: DynamoEvent) -> None:
+        last = self.dynamo[-1] if self.dynamo else None
+        if (event.kind == "skip" and last is not None and last.kind == "graph_break"
+                and (last.file, last.line) == (event.file, event.line)):
+            # the graph break that made dynamo skip the frame: one event, with dynamo's reason for the skip
+            event.code = event.code or last.code
+            self.dynamo[-1] = event
+        else:
+            self.dynamo.append(event)
+
+    def on_regenerated(self, key: str) -> None:
+        self.regenerated.add(key)
+
+    def knows(self, key: str | None, compile_id: str | None) -> bool:
+        return key in self.runs or compile_id in self.compile_ids
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -80,11 +114,11 @@ class CaptureSession:
         import torch._inductor.config as inductor_config
 
         self._config = contextlib.ExitStack()
-        if self.fresh_compile:  # a cache hit skips codegen, where per-kernel metadata comes from
+        if self.fresh_compile:  # every graph goes through code generation (the old behaviour)
             self._config.enter_context(inductor_config.patch(fx_graph_cache=False))
-        skipped = inductor.attach(self)
+        self._ident, skipped = inductor.attach(self)
         if skipped:
-            self.warn("some Inductor hooks are missing in this torch version: " + ", ".join(skipped))
+            self.warn("some Inductor/dynamo hooks are missing in this torch version: " + ", ".join(skipped))
         if self.profile or (self.profile is None and self.bench and distributed.initialized()):
             from ..bench.step import StepProfiler
 
@@ -101,7 +135,7 @@ class CaptureSession:
             self._stop_profile()
         finally:
             try:
-                inductor.detach(self)
+                inductor.detach(self, self._ident)
             finally:
                 if self._config is not None:
                     self._config.close()
@@ -131,17 +165,28 @@ class CaptureSession:
         for key, value in {**environment(), **distributed.job()}.items():
             setattr(capture, key, value)
         capture.warnings.extend(self.warnings)
-        for run in sorted(self.runs.values(), key=lambda r: r.first_seen):
+        capture.dynamo.extend(self.dynamo)
+        if self.regenerated:
+            n = len(self.regenerated)
+            capture.warnings.append(
+                f"{n} graph{'s were' if n > 1 else ' was'} in Inductor's cache without kernelviz metadata (the cache "
+                f"was filled without kernelviz): kernelviz had Inductor generate {'their' if n > 1 else 'its'} code "
+                "again to read it; the cache stays valid")
+        for key, run in sorted(self.runs.items(), key=lambda item: item[1].first_seen):
             try:
-                graph = build_graph(run.code)
+                graph = build_graph(run.code, inductor.kernel_records(key), run.cache)
             except Exception as exc:  # noqa: BLE001 - one bad module must not lose the others
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
-            graph.calls, graph.caller = run.calls, run.caller
+            graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
+            graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             capture.graphs.append(graph)
         distributed.resolve_groups(capture.graphs)
         if not capture.graphs:
-            capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture")
+            skipped = [e for e in capture.dynamo if e.kind == "skip"]
+            capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (
+                f"; dynamo skipped {len(skipped)} frame{'s' * (len(skipped) > 1)} (reasons in Capture.dynamo)"
+                if skipped else ""))
 
 
 def _weak(value: Any) -> Any:
