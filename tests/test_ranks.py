@@ -198,3 +198,24 @@ def test_ranks_tab_in_chromium_shows_split_mismatch_and_straggler(tmp_path):
         assert page.locator(".kv-mismatch-line").inner_text() == "graph 6_inference: <script>x</script> planted"
         assert page.locator(".kv-bench").count() == 0
         assert page.errors == []
+
+
+def test_bus_bandwidth_and_wait_times_from_device_intervals():
+    from kernelviz.bench.collectives import bus_factor, fill, wait_times
+    from kernelviz.model import LaunchTiming
+
+    assert [bus_factor("all_reduce", 8), bus_factor("all_gather_into_tensor", 8), bus_factor("broadcast", 8)] \
+        == [1.75, 0.875, 1.0] and bus_factor("send_recv", 2) is None
+    graph = kernelviz.load(COLLECTIVES).graphs[0]
+    # one run: mm 0-10, the C++ kernel 10-20, the all_reduce 20-50 (the stream has nothing else to do
+    # until the wait), then the all_gather 60-65 while kernel 4 runs 55-70: its wait has nothing to wait for
+    run = {0: [(0, 10_000)], 1: [(10_000, 20_000)], 2: [(20_000, 50_000)], 4: [(55_000, 70_000)],
+           5: [(60_000, 65_000)]}
+    wait_times(graph, [run, run])
+    waits = {launch.index: launch.collective.wait_ms for launch in graph.launches
+             if launch.collective and launch.collective.op == "wait_tensor"}
+    assert waits == {3: pytest.approx(0.030), 6: 0.0, 9: None}
+    graph.launches[2].timing = LaunchTiming(in_graph_ms=0.001, flushed_ms=0.0008)
+    fill(graph, 2)
+    talk = graph.launches[2].collective  # 512 bytes in 1 us: 0.512 GB/s, x 2(n-1)/n = 1 for two ranks
+    assert (talk.algo_gb_per_s, talk.bus_gb_per_s, talk.alone_bus_gb_per_s) == pytest.approx((0.512, 0.512, 0.64))

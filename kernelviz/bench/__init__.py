@@ -158,6 +158,8 @@ def _measure(graph: Graph, inst: Instrumented, timer, make_args: Callable[[], li
         for launch in graph.launches:
             if launch.collective is not None and launch.collective.op == "wait_tensor":
                 launch.collective.wait_ms = in_graph.ms.get(launch.index)
+    else:
+        collectives.wait_times(graph, in_graph.runs)
     graph.gpu_busy_ms = timer.busy(inst.call, make_args)
     total = sum(in_graph.ms.values()) or None
     peak_bw = perf.peak_gb_per_s() if timer.unit == "gpu" else None

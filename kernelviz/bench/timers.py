@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MakeArgs = Callable[[], list]
+Spans = dict[str, dict[int, list[tuple[int, int]]]]  # range label -> its k-th range -> device intervals (ns)
 
 
 @dataclass
@@ -20,6 +21,7 @@ class InGraph:
 
     ms: dict[int, float] = field(default_factory=dict)
     device_kernels: dict[int, list[str]] = field(default_factory=dict)
+    runs: list[dict[int, list[tuple[int, int]]]] = field(default_factory=list)  # per run: launch -> intervals
 
 
 class _Lockstepped:
@@ -140,9 +142,10 @@ class GpuTimer(_Lockstepped):
                 self._sync()
         finally:
             set_range(None)
-        totals, names = device_time_by_range(prof.profiler.kineto_results.events(), self._PREFIX)
+        totals, names, spans = device_time_by_range(prof.profiler.kineto_results.events(), self._PREFIX)
+        runs = [{int(label): found[k] for label, found in spans.items() if k in found} for k in range(self.reps)]
         return InGraph(ms={int(k): v / self.reps for k, v in totals.items()},
-                       device_kernels={int(k): sorted(v) for k, v in names.items()})
+                       device_kernels={int(k): sorted(v) for k, v in names.items()}, runs=runs)
 
     def busy(self, call, make_args: MakeArgs) -> float:
         """CUDA-event time of call() with the CPU's launch overhead hidden: the stream first sleeps
@@ -194,10 +197,10 @@ class GpuTimer(_Lockstepped):
 _LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")
 
 
-def device_time_by_range(events, prefix: str) -> tuple[dict[str, float], dict[str, set[str]]]:
+def device_time_by_range(events, prefix: str) -> tuple[dict[str, float], dict[str, set[str]], Spans]:
     """Device ms per range label: each GPU event counts for the range whose CPU interval contains the
     runtime call that launched it (matched by CUPTI correlation id), so extern calls own their library
-    kernels without any guess by name."""
+    kernels without any guess by name. Also the device intervals (ns) of each label's k-th range."""
 
     from torch.autograd import DeviceType
 
@@ -213,8 +216,14 @@ def device_time_by_range(events, prefix: str) -> tuple[dict[str, float], dict[st
             device.append(event)
     ranges.sort()
     starts = [r[0] for r in ranges]
+    seen: dict[str, int] = {}
+    occurrence = []  # the k-th range of its label
+    for _, _, label in ranges:
+        occurrence.append(seen.get(label, 0))
+        seen[label] = occurrence[-1] + 1
     totals: dict[str, float] = {}
     names: dict[str, set[str]] = {}
+    spans: Spans = {}
     for event in device:
         when = launches.get(event.correlation_id())
         if when is None:
@@ -227,7 +236,8 @@ def device_time_by_range(events, prefix: str) -> tuple[dict[str, float], dict[st
         label = ranges[i][2]
         totals[label] = totals.get(label, 0.0) + (event.end_ns() - event.start_ns()) / 1e6
         names.setdefault(label, set()).add(event.name())
-    return totals, names
+        spans.setdefault(label, {}).setdefault(occurrence[i], []).append((event.start_ns(), event.end_ns()))
+    return totals, names, spans
 
 
 def _is_annotation(event) -> bool:
