@@ -11,6 +11,7 @@ from .model import (
     BufferEvent,
     Capture,
     CaptureError,
+    DevicePeaks,
     DynamoEvent,
     FragmentNode,
     Graph,
@@ -23,7 +24,7 @@ from .ranks import load_ranks
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
-           "ParseError", "capture", "diff", "Diff", "Ranks", "load_ranks",
+           "ParseError", "capture", "calibrate", "DevicePeaks", "diff", "Diff", "Ranks", "load_ranks",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
@@ -54,6 +55,14 @@ def load(source: str | Path) -> Capture | Ranks:
     from .parse import load as _load
 
     return _load(source)
+
+
+def calibrate(device: str = "cuda") -> DevicePeaks:
+    """Measure this GPU's copy bandwidth and matmul rate per dtype, for ``cap.bench(peaks=...)``
+    (the % of peak columns then compare with what this device reaches rather than its datasheet)."""
+    from .bench.peaks import calibrate as _calibrate
+
+    return _calibrate(device)
 
 
 def load_ipython_extension(ipython) -> None:

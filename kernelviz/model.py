@@ -65,6 +65,9 @@ class KernelTiming:
     num_spills: int | None = None
     shared_bytes: int | None = None
     error: str | None = None
+    # timing you can trust (issue 9)
+    spread: float | None = None  # (p75 - p25) / median of the isolated samples
+    samples: int | None = None  # how many isolated runs the median is of
 
 
 @dataclass
@@ -83,12 +86,16 @@ class LaunchTiming:
     device_kernels: list[str] = field(default_factory=list)
     error: str | None = None
     # roofline (issue: timing you can trust)
-    bound: str | None = None  # "memory", "compute", "latency", or None where unknown
+    bound: str | None = None  # "memory", "compute", "latency", "communication" (a collective), or None where unknown
     dtype: str | None = None  # the dtype whose compute peak pct_peak_flops is taken against
     bytes_estimate: int | None = None  # Inductor's own estimate (kernel_num_gb)
     bytes_args: int | None = None  # the sizes of the tensor arguments (in_out counted twice)
     flushed_ms: float | None = None  # the L2-flushed time the % figures come from
     cache_resident: bool = False  # the in-graph rate is above the DRAM peak: inputs were in cache
+    # timing you can trust (issue 9)
+    spread: float | None = None  # (p75 - p25) / median of the in-graph samples (CPU wall clock)
+    grid: int | None = None  # thread blocks launched (generated Triton kernels), for "latency"
+    note: str | None = None  # what a figure is when it is not what it seems (a capped %, made-up values)
 
 
 @dataclass
@@ -209,6 +216,7 @@ class TensorSpec:
     device: str | None = None
     recorded: bool = False  # shape/stride/dtype/device read from the real tensor when the graph ran
     values: str | None = None  # base64 of the raw bytes of a small integer/bool tensor kept from the run
+    scalar: int | float | bool | None = None  # a non-tensor input's value (a symbolic size), kept from the run
 
 
 @dataclass
@@ -255,6 +263,9 @@ class Graph:
     gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
     cudagraph_ms: float | None = None  # call() as a CUDA-graph replay, as reduce-overhead runs it
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
+    # timing you can trust (issue 9)
+    made_up_values: list[str] = field(default_factory=list)  # integer/bool inputs recreated without their values
+    bench_s: float | None = None  # wall-clock seconds spent timing this graph
     # panel (issue 10): the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
     caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)

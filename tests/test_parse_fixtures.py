@@ -41,24 +41,41 @@ def _call_function(tree):
     raise AssertionError("no call()")
 
 
+def _partitions(tree):
+    """partition_N functions by N (CUDA-graph modes: call() runs them as ``self.partitions[N]``)."""
+    return {int(node.name.split("_")[1]): node for node in tree.body
+            if isinstance(node, ast.FunctionDef) and re.fullmatch(r"partition_\d+", node.name)}
+
+
 def _expected_launches(tree, kernels):
-    """Names of the work-doing calls of call(), in order, found by walking its AST."""
-    out = []
+    """Names of the work-doing calls of call(), in order, found by walking its AST; a partition that call()
+    runs (``self.partitions[N](...)``) contributes its own calls at that point."""
+    partitions, out = _partitions(tree), []
     for node in ast.walk(_call_function(tree)):
         if not isinstance(node, ast.Call):
             continue
-        callee = ast.unparse(node.func)
-        if callee.endswith(".run") and callee[:-4] in kernels:
-            out.append((node.lineno, callee[:-4]))
-        elif callee in kernels:
-            out.append((node.lineno, callee))
-        elif callee.startswith(("extern_kernels.", "torch.ops.")):
-            out.append((node.lineno, callee.removeprefix("torch.ops.")))
-        elif callee.split(".")[0] not in BOOKKEEPING and callee not in ("torch.cuda.set_device", "args.clear",
-                                                                        "torch.cuda._DeviceGuard") \
-                and not callee.startswith("empty_strided"):
-            out.append((node.lineno, callee))
+        if m := re.fullmatch(r"self\.partitions\[(\d+)\]", ast.unparse(node.func)):
+            inner = [n for n in ast.walk(partitions[int(m.group(1))]) if isinstance(n, ast.Call)]
+            out += [((node.lineno, n.lineno), name) for n in inner if (name := _work(n, kernels))]
+        elif name := _work(node, kernels):
+            out.append(((node.lineno, 0), name))
     return [name for _, name in sorted(out)]
+
+
+def _work(node, kernels):
+    """The launch name of a call that does work, or None for bookkeeping."""
+    callee = ast.unparse(node.func)
+    if callee.endswith(".run") and callee[:-4] in kernels:
+        return callee[:-4]
+    if callee in kernels:
+        return callee
+    if callee.startswith(("extern_kernels.", "torch.ops.")):
+        return callee.removeprefix("torch.ops.")
+    if callee.split(".")[0] not in BOOKKEEPING and callee not in ("torch.cuda.set_device", "args.clear",
+                                                                  "torch.cuda._DeviceGuard") \
+            and not callee.startswith("empty_strided"):
+        return callee
+    return None
 
 
 @pytest.mark.parametrize("path", ALL_FIXTURES, ids=_ids(ALL_FIXTURES))
@@ -152,3 +169,10 @@ def test_graph_kind_and_device_from_the_file():
         aot = re.search(r"AOT ID: \['(\w+)'\]", path.read_text()).group(1)
         assert graph.id == aot and aot.endswith(graph.kind)
         assert graph.device == ("cuda" if path.parent.name.startswith("cuda") else "cpu")
+
+
+def test_partitioned_graph_inputs_are_call_s_in_call_s_order():
+    """reduce-overhead code unpacks the inputs again, reordered, in partition_0: call()'s order counts."""
+    graph = kernelviz.load(next(p for p in CUDA_FIXTURES if p.name == "reduce_overhead_0.py")).graphs[0]
+    assert [s.name for s in graph.inputs] == [f"arg{i}_1" for i in range(7)]
+    assert [s.shape for s in graph.inputs[:3]] == [["2048", "512"], ["2048"], ["128", "512"]]

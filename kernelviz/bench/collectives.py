@@ -8,7 +8,9 @@ makes the figure comparable with the links' bandwidth whatever the rank count n:
 
 from __future__ import annotations
 
-from ..model import Graph
+from typing import Any
+
+from ..model import Collective, Graph
 
 _FACTORS = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather_into_tensor": lambda n: (n - 1) / n,
             "reduce_scatter_tensor": lambda n: (n - 1) / n, "all_to_all_single": lambda n: (n - 1) / n,
@@ -41,6 +43,46 @@ def fill(graph: Graph, world_size: int | None) -> None:
             collective.bus_gb_per_s = collective.algo_gb_per_s * factor if factor is not None else None
         if timing.flushed_ms and factor is not None:
             collective.alone_bus_gb_per_s = _gb_per_s(collective.bytes, timing.flushed_ms) * factor
+
+
+def message_size(collective: Collective, args: tuple) -> int | None:
+    """The message size of a collective from the tensors it was given (as ``parse.collectives`` counts it
+    from the code, but also where sizes are symbolic there)."""
+    import torch
+
+    if collective.op == "wait_tensor" or not args:
+        return None
+    first = args[0]
+    tensors = list(first) if isinstance(first, (list, tuple)) else [first]
+    if not tensors or not all(isinstance(t, torch.Tensor) for t in tensors):
+        return None
+    total = sum(t.numel() * t.element_size() for t in tensors)
+    if collective.op.startswith("all_gather_into_tensor"):
+        n = next((a for a in args[1:] if isinstance(a, int)), None)
+        return total * n if n else None
+    return total
+
+
+def waited(result: Any) -> Any:
+    """``result`` once its collective is done: functional collectives return before their work ends (NCCL
+    runs it on a stream of its own), so a collective timed alone is timed up to its wait."""
+    import torch
+
+    for tensor in result if isinstance(result, (list, tuple)) else [result]:
+        if isinstance(tensor, torch.Tensor):
+            torch.ops._c10d_functional.wait_tensor(tensor)
+    return result
+
+
+def waits(graph: Graph, in_graph: Any) -> None:
+    """How long each ``wait_tensor`` stood waiting: on a GPU from the device intervals of each run (see
+    ``wait_times``); on the CPU the wall time of the wait itself (the thread blocks in it)."""
+    if in_graph.runs:
+        wait_times(graph, in_graph.runs)
+        return
+    for launch in graph.launches:
+        if launch.collective is not None and launch.collective.op == "wait_tensor" and launch.timing is not None:
+            launch.collective.wait_ms = launch.timing.in_graph_ms
 
 
 def wait_times(graph: Graph, reps: list[dict[int, list[tuple[int, int]]]]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import weakref
 from typing import Any
 
@@ -33,25 +34,51 @@ def _holds_memory(value: Any) -> bool:
         return False
 
 
-def recreate(graph: Graph, recorded: list[Any] | None) -> list[Any]:
-    """New inputs from dtype/shape/stride (random floats; zeros for integers, always valid indices)."""
-    plain = [None if isinstance(v, weakref.ref) else v for v in (recorded or [None] * len(graph.inputs))]
-    return [_make(spec, plain[i] if i < len(plain) else None, graph.device) for i, spec in enumerate(graph.inputs)]
+def recreate(graph: Graph) -> tuple[list[Any], list[str]]:
+    """New inputs from the specs (the run's where recorded, else the code's): random floats; integer and
+    bool tensors hold the values kept from the run, else zeros (valid as any index); non-tensor inputs
+    keep their recorded values. Also returns the names of integer/bool inputs whose values were made up."""
+    import torch
+
+    made_up: list[str] = []
+    gen = {}  # a private generator per device: the user's RNG state is never touched
+    out = []
+    for spec in graph.inputs:
+        if spec.scalar is not None:
+            out.append(spec.scalar)
+            continue
+        device = spec.device or graph.device
+        if device not in gen:
+            gen[device] = torch.Generator(device=device).manual_seed(0)
+        out.append(_tensor(spec, device, gen[device], made_up))
+    return out, made_up
 
 
-def _make(spec: TensorSpec, value: Any, device: str) -> Any:
+def _tensor(spec: TensorSpec, device: str, gen: Any, made_up: list[str]) -> Any:
     import torch
 
     if spec.shape is None or spec.dtype is None:
-        if value is None:
-            raise ValueError(f"input {spec.name}: neither alive nor recreatable (no dtype/shape recorded)")
-        return value
+        raise ValueError(f"input {spec.name}: no dtype/shape recorded, it cannot be recreated")
     try:
         shape, stride = [int(s) for s in spec.shape], [int(s) for s in spec.stride or []]
     except ValueError:
         raise ValueError(f"input {spec.name}: symbolic shape {spec.shape} cannot be recreated") from None
-    dtype = getattr(torch, spec.dtype)  # "float32", "bfloat16", ... as the code writes them
-    dev = spec.device or device
-    if dtype.is_floating_point:
-        return torch.empty_strided(shape, stride, dtype=dtype, device=dev).normal_()
-    return torch.empty_strided(shape, stride, dtype=dtype, device=dev).zero_()
+    dtype = getattr(torch, spec.dtype)  # "float32", "bfloat16", ... as torch names them
+    tensor = torch.empty_strided(shape, stride, dtype=dtype, device=device)
+    if dtype.is_floating_point or dtype.is_complex:
+        return tensor.normal_(generator=gen)
+    if spec.values is not None:
+        try:
+            return tensor.copy_(decode(spec.values, dtype, shape))
+        except (RuntimeError, ValueError):
+            pass  # e.g. overlapping strides: fall back to zeros, and say so
+    made_up.append(spec.name)
+    return tensor.zero_()
+
+
+def decode(text: str, dtype: Any, shape: list[int]) -> Any:
+    """The tensor ``recorder.specs.encode`` stored (row-major values)."""
+    import torch
+
+    raw = bytearray(base64.b64decode(text))
+    return torch.frombuffer(raw, dtype=dtype).reshape(shape) if raw else torch.empty(shape, dtype=dtype)

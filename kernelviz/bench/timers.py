@@ -1,36 +1,75 @@
-"""Timing backends: device time from torch.profiler on a GPU, wall-clock time on the CPU.
+"""Timing backends: device time on a GPU, wall-clock time on the CPU.
 
-Both time the same things: each launch inside ``call()`` (in-graph), ``call()`` end to end
-(GPU busy), and each generated kernel alone (isolated)."""
+Both measure the same three things over an instrumented ``call()``:
+
+- ``in_graph``: each launch inside ``call()``, and the graph's busy time in the same runs (so that
+  launches plus the gap between them add up to it);
+- ``repeat``: one launch alone, repeated in place (the isolated pass drives it through a hook);
+- on a GPU, ``cudagraph_ms``: ``call()`` with its partitions replayed as CUDA graphs.
+"""
 
 from __future__ import annotations
 
 import bisect
+import math
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 MakeArgs = Callable[[], list]
-Spans = dict[str, dict[int, list[tuple[int, int]]]]  # range label -> its k-th range -> device intervals (ns)
+
+
+@dataclass
+class Samples:
+    """A median and how widely the runs it comes from spread: (p75 - p25) / median."""
+
+    median: float
+    spread: float | None
+    n: int
+
+
+def summarize(values: list[float]) -> Samples:
+    if len(values) < 4:
+        return Samples(statistics.median(values), None, len(values))
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    median = statistics.median(values)
+    return Samples(median, (q3 - q1) / median if median > 0 else None, len(values))
 
 
 @dataclass
 class InGraph:
-    """Per launch index: mean time in ms and the device kernels it ran."""
+    """Per launch index: mean ms over the runs, the device kernels it ran and the spread; the graph's
+    busy time in the same runs."""
 
     ms: dict[int, float] = field(default_factory=dict)
     device_kernels: dict[int, list[str]] = field(default_factory=dict)
-    runs: list[dict[int, list[tuple[int, int]]]] = field(default_factory=list)  # per run: launch -> intervals
+    spread: dict[int, float | None] = field(default_factory=dict)
+    busy_ms: float | None = None
+    reps: int = 0
+    runs: list[dict[int, list[tuple[int, int]]]] = field(default_factory=list)  # per run: launch -> device ns
+
+
+def undisturbed(values: list[float]) -> float:
+    """The median of the fastest quarter of the runs.
+
+    On a shared CPU, other processes preempt a kernel's OpenMP threads for whole scheduler slices (about
+    10 ms), so that most runs of a short parallel kernel can be disturbed and the plain median lands on
+    the disturbance (seen on a loaded 2-core machine: fastest quarter 0.6-0.7 ms, median 1.1 ms, p75
+    20 ms, for the same kernel). Interference only ever adds time; the fastest runs are the kernel's own.
+    """
+    fastest = sorted(values)[: max(1, len(values) // 4)]
+    return statistics.median(fastest)
 
 
 class _Lockstepped:
-    """A timer whose runs of call() can be held in lockstep with the other ranks (``lockstep``: see
-    ``bench.lockstep``): every rank makes the same runs, and meets the others before each."""
+    """A timer whose runs of call() can be held in lockstep with the job's other ranks (``lockstep``, see
+    ``bench.lockstep``): every rank then makes the same runs, and meets the others before each."""
 
     lockstep: Any = None
 
-    def _meet(self, what: str) -> None:
+    def meet(self, what: str) -> None:
         if self.lockstep is not None:
             self.lockstep.meet(what)
             self._align()
@@ -40,204 +79,305 @@ class _Lockstepped:
 
 
 class CpuTimer(_Lockstepped):
-    """Wall-clock times with ``time.perf_counter`` (C++ kernels and extern calls on the CPU)."""
+    """Wall-clock times with ``time.perf_counter`` (C++ kernels and extern calls on the CPU). Each
+    measure repeats until it has run ``min_s`` and ``min_reps`` times and its estimate from the first half
+    of the runs agrees with the one from the second half within ``tolerance``, or until ``max_s``.
+    A kernel alone is given by ``undisturbed``; in-graph times are means (they add up to the busy time).
+    In lockstep every measure makes exactly ``min_reps`` runs, the same on every rank."""
 
     unit = "cpu"
 
-    def __init__(self, reps: int = 5, warmup: int = 1):
-        self.reps, self.warmup = reps, warmup
+    def __init__(self, min_s: float = 0.05, max_s: float = 1.0, min_reps: int = 20, tolerance: float = 0.05,
+                 isolated_min_s: float = 0.1, isolated_max_s: float = 0.5):
+        self.min_s, self.max_s, self.min_reps, self.tolerance = min_s, max_s, min_reps, tolerance
+        self.isolated_min_s, self.isolated_max_s = isolated_min_s, isolated_max_s
+
+    def _done(self, values: list[float], started: float, min_s: float, max_s: float,
+              estimate: Callable[[list[float]], float] = statistics.median) -> bool:
+        if self.lockstep is not None:
+            return len(values) >= self.min_reps
+        spent = time.perf_counter() - started  # wall clock, overheads included: the limits bound the wait
+        if spent >= max_s:
+            return True
+        if spent < min_s or len(values) < self.min_reps:
+            return False
+        half = len(values) // 2
+        first, second = estimate(values[:half]), estimate(values[half:])
+        return abs(first - second) <= self.tolerance * max(first, second)
+
+    def stable(self, run: Callable[[], Any], before: Callable[[], Any] | None = None) -> Samples:
+        """``run()`` alone, repeated until stable (``before()`` runs untimed ahead of each run)."""
+        if before:
+            before()
+        run()  # warm-up: first-call costs and sleeping worker threads stay out of the samples
+        values: list[float] = []
+        started = time.perf_counter()
+        while not self._done(values, started, self.isolated_min_s, self.isolated_max_s, undisturbed):
+            if before:
+                before()
+            start = time.perf_counter()
+            run()
+            values.append((time.perf_counter() - start) * 1e3)
+        spread = summarize(values).spread
+        return Samples(undisturbed(values), spread, len(values))
 
     def in_graph(self, call: Callable[[list], Any], set_range, make_args: MakeArgs) -> InGraph:
-        for _ in range(self.warmup):
-            self._meet("warm-up")
-            call(make_args())
-        totals: dict[int, float] = {}
-        set_range(lambda index: _WallRange(totals, index))
+        self.meet("the warm-up run")
+        call(make_args())
+        per_launch: dict[int, list[float]] = {}
+        totals: list[float] = []
+        set_range(lambda index: _WallRange(per_launch, index))
         try:
-            for rep in range(self.reps):
-                self._meet(f"in-graph run {rep}")
-                call(make_args())
+            started = time.perf_counter()
+            while not self._done(totals, started, self.min_s, self.max_s):
+                self.meet(f"in-graph run {len(totals)}")
+                args = make_args()
+                start = time.perf_counter()
+                call(args)
+                totals.append((time.perf_counter() - start) * 1e3)
         finally:
             set_range(None)
-        return InGraph(ms={i: t * 1e3 / self.reps for i, t in totals.items()})
+        reps = len(totals)
+        return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
+                       spread={i: summarize(v).spread for i, v in per_launch.items()},
+                       busy_ms=sum(totals) / reps, reps=reps)
 
-    def busy(self, call: Callable[[list], Any], make_args: MakeArgs) -> float:
-        spent = 0.0
-        for rep in range(self.reps):
-            self._meet(f"busy run {rep}")
-            args = make_args()
-            start = time.perf_counter()
-            call(args)
-            spent += time.perf_counter() - start
-        return spent * 1e3 / self.reps
+    def repeat(self, run: Callable[[], Any], restore: Callable[[], Any] | None, reps: int) -> Callable[[], Samples]:
+        samples = self.stable(run, restore)
+        return lambda: samples
 
-    def isolated(self, runs: dict[str, Callable[[], Any]]) -> dict[str, float | BaseException]:
-        out: dict[str, float | BaseException] = {}
-        for name, run in runs.items():
-            try:
-                for _ in range(self.warmup):
-                    run()
-                start = time.perf_counter()
-                for _ in range(self.reps):
-                    run()
-                out[name] = (time.perf_counter() - start) * 1e3 / self.reps
-            except Exception as exc:  # noqa: BLE001 - a failing kernel is reported, the rest are timed
-                out[name] = exc
-        return out
+    def sync(self) -> None:
+        pass
 
 
 class _WallRange:
-    def __init__(self, totals: dict[int, float], index: int):
-        self.totals, self.index = totals, index
+    def __init__(self, per_launch: dict[int, list[float]], index: int):
+        self.per_launch, self.index = per_launch, index
 
     def __enter__(self) -> None:
         self.start = time.perf_counter()
 
     def __exit__(self, *exc: Any) -> None:
-        self.totals[self.index] = self.totals.get(self.index, 0.0) + time.perf_counter() - self.start
+        self.per_launch.setdefault(self.index, []).append((time.perf_counter() - self.start) * 1e3)
+
+
+def _cycles(ms: float) -> int:
+    """GPU clock cycles for ``torch.cuda._sleep`` to last about ``ms`` (data-centre GPUs run near 2 GHz;
+    a slower clock only makes the sleep longer)."""
+    return int(2e6 * ms)
 
 
 class GpuTimer(_Lockstepped):
-    """GPU times. In-graph: device time from torch.profiler, as Inductor's ``do_bench_using_profiling``
-    does it (warm-up, an L2 flush before each repetition, the device work launched inside a named
-    range). Isolated: Inductor's own benchmarker (CUDA events, L2 flush), which ``output_code.py -k``
-    uses too."""
+    """GPU times. In-graph: device time from torch.profiler (CUPTI), as Inductor's
+    ``do_bench_using_profiling`` measures it: an L2 flush before each run of ``call()``, the stream
+    pre-filled with a sleep that outlasts the CPU's enqueueing so launch overhead is hidden, each launch in
+    a named range. Isolated: CUDA events around each launch repeated in place after an L2 flush (as
+    Inductor's benchmarker and ``output_code.py -k`` do), all enqueued at once and synchronised once."""
 
     unit = "gpu"
     _PREFIX = "kernelviz#launch#"
+    _REP = "kernelviz#rep#"
 
-    def __init__(self, reps: int = 10, warmup: int = 3, device: str = "cuda", isolated_rep_ms: float = 30.0):
+    def __init__(self, budget_ms: float = 60.0, min_reps: int = 2, max_reps: int = 10, warmup: int = 0,
+                 device: str = "cuda"):
         import torch
 
-        self.reps, self.warmup, self.device, self.isolated_rep_ms = reps, warmup, device, isolated_rep_ms
-        self.cache = torch.empty(int(256e6 // 4), dtype=torch.int, device=device)  # larger than L2
+        self.budget_ms, self.min_reps, self.max_reps, self.warmup = budget_ms, min_reps, max_reps, warmup
+        self.device = device
+        size = torch.cuda.get_device_properties(device).L2_cache_size or 2**26
+        self.cache = torch.empty(size // 4, dtype=torch.int, device=device)  # Inductor's flush: L2-sized
+        self._last = None  # the first event of the latest isolated launch, to tell whether the GPU caught up
 
-    def _sync(self) -> None:
+    def sync(self, event: Any = None) -> None:
+        """Wait for the device (or ``event``); in lockstep at most the lockstep's limit (a rank that stopped
+        in the middle of a collective leaves it unfinished forever)."""
         import torch
 
         if self.lockstep is not None:
-            self.lockstep.wait_device()
+            self.lockstep.wait_device(event)
+        elif event is not None:
+            event.synchronize()
         else:
             torch.cuda.synchronize(self.device)
 
     def _align(self) -> None:
         self.lockstep.align_devices()
 
-    def in_graph(self, call, set_range, make_args: MakeArgs) -> InGraph:
+    def flush(self) -> None:
+        self.cache.zero_()
+
+    def _reps(self, call, make_args: MakeArgs) -> tuple[int, float]:
+        """Repetitions that fit the budget, and the CPU ms one call() takes to enqueue (the recording run
+        has already warmed every launch up)."""
         import torch
 
         for _ in range(self.warmup):
-            self._meet("warm-up")
+            self.meet("a warm-up run")
             call(make_args())
-        self._sync()
+        args = make_args()
+        self.sync()
+        self.meet("the sizing run")
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cpu = time.perf_counter()
+        start.record()
+        call(args)
+        end.record()
+        cpu_ms = (time.perf_counter() - cpu) * 1e3
+        self.sync(end)
+        per_rep = max(start.elapsed_time(end), cpu_ms) + 3 * cpu_ms  # the profiler slows the CPU side
+        reps = max(self.min_reps, min(self.max_reps, math.ceil(self.budget_ms / per_rep)))
+        if self.lockstep is not None:  # as many runs, and as long a sleep before each, on every rank
+            return int(self.lockstep.most("the number of runs", reps)), self.lockstep.most("the enqueue time", cpu_ms)
+        return reps, cpu_ms
+
+    def in_graph(self, call, set_range, make_args: MakeArgs) -> InGraph:
+        import torch
+
+        reps, cpu_ms = self._reps(call, make_args)
+        sleep_ms = 4 * cpu_ms + 0.2
         set_range(lambda index: torch.profiler.record_function(f"{self._PREFIX}{index}"))
         try:
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                     torch.profiler.ProfilerActivity.CUDA]) as prof:
-                for rep in range(self.reps):
-                    self._meet(f"in-graph run {rep}")
+                for rep in range(reps):
+                    self.meet(f"in-graph run {rep}")
                     args = make_args()
-                    self.cache.zero_()
-                    call(args)
-                self._sync()
+                    self.flush()
+                    torch.cuda._sleep(_cycles(sleep_ms))
+                    start = time.perf_counter()
+                    with torch.profiler.record_function(f"{self._REP}{rep}"):
+                        call(args)
+                    if self.lockstep is None:  # in lockstep every rank keeps the same sleep
+                        sleep_ms = 1.2 * (time.perf_counter() - start) * 1e3 + 0.1  # as long as enqueueing took
+                self.sync()
         finally:
             set_range(None)
-        totals, names, spans = device_time_by_range(prof.profiler.kineto_results.events(), self._PREFIX)
-        runs = [{int(label): found[k] for label, found in spans.items() if k in found} for k in range(self.reps)]
-        return InGraph(ms={int(k): v / self.reps for k, v in totals.items()},
-                       device_kernels={int(k): sorted(v) for k, v in names.items()}, runs=runs)
+        found = attribute(prof.profiler.kineto_results.events(), (self._PREFIX, self._REP))
+        per_launch = found[self._PREFIX]
+        spans: dict[str, list[int]] = {}
+        for label, start, end, _ in found[self._REP]:
+            span = spans.setdefault(label, [start, end])
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+        result = InGraph(reps=reps, runs=[{} for _ in spans])
+        bounds = sorted(spans.values())
+        for label, start, end, name in per_launch:
+            index = int(label)
+            result.ms[index] = result.ms.get(index, 0.0) + (end - start) / 1e6 / reps
+            result.device_kernels.setdefault(index, []).append(name)
+            run = next((k for k, (a, b) in enumerate(bounds) if a <= start <= b), None)
+            if run is not None:
+                result.runs[run].setdefault(index, []).append((start, end))
+        result.device_kernels = {i: sorted(set(v)) for i, v in result.device_kernels.items()}
+        if spans:
+            result.busy_ms = sum(b - a for a, b in spans.values()) / 1e6 / len(spans)
+        return result
 
-    def busy(self, call, make_args: MakeArgs) -> float:
-        """CUDA-event time of call() with the CPU's launch overhead hidden: the stream first sleeps
-        for longer than the CPU takes to enqueue call(), so the events time the GPU work alone."""
+    def repeat(self, run: Callable[[], Any], restore: Callable[[], Any] | None, reps: int) -> Callable[[], Samples]:
+        """Enqueue ``reps`` flushed, event-timed runs of ``run``; the result is read after ``sync()``.
+        Where the GPU has caught up with the queue, a sleep first keeps it behind the CPU, so that the
+        events time the kernel and not the CPU's launch."""
         import torch
 
-        args = make_args()
-        self._sync()
-        self._meet("busy warm-up")
-        cpu = time.perf_counter()
-        call(args)
-        cpu_ms = (time.perf_counter() - cpu) * 1e3
-        self._sync()
-        if self.lockstep is not None:  # the same sleep on every rank keeps their devices in step
-            cpu_ms = self.lockstep.most("enqueue time", cpu_ms)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        spent = 0.0
-        for rep in range(self.reps):
-            self._meet(f"busy run {rep}")
-            args = make_args()
-            self.cache.zero_()
-            torch.cuda._sleep(int(2e6 * (1.5 * cpu_ms + 0.1)))  # about 2e6 cycles per ms
+        if self._last is None or self._last.query():
+            torch.cuda._sleep(_cycles(0.06 * reps + 0.1))
+        pairs = []
+        for _ in range(reps):
+            if restore:
+                restore()
+            self.flush()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            call(args)
+            run()
             end.record()
-            if self.lockstep is not None:
-                self.lockstep.wait_device(end)
-            else:
+            pairs.append((start, end))
+        self._last = pairs[0][0]
+        return lambda: summarize([a.elapsed_time(b) for a, b in pairs])
+
+    def cudagraph_ms(self, call, partitions: list, make_args: MakeArgs, reps: int = 10) -> float:
+        """Mean ms of ``call()`` with each partition captured once into a CUDA graph and replayed, as
+        reduce-overhead runs it (the CUDA-event time, launch overhead hidden by a sleep)."""
+        import torch
+
+        originals = list(partitions)
+        graphs: dict[int, tuple[Any, list, Any]] = {}
+
+        def replaying(i: int, fn: Callable[[list], Any]) -> Callable[[list], Any]:
+            def run(args: list) -> Any:
+                if i not in graphs:
+                    static = list(args)
+                    side = torch.cuda.Stream()
+                    side.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(side):
+                        fn(list(static))  # warm-up outside the capture (library handles, workspaces)
+                    torch.cuda.current_stream().wait_stream(side)
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph):
+                        out = fn(list(static))
+                    graphs[i] = (graph, static, out)
+                graph, _, out = graphs[i]
+                graph.replay()
+                return out
+
+            return run
+
+        partitions[:] = [replaying(i, fn) if fn is not None else None for i, fn in enumerate(originals)]
+        try:
+            call(make_args())
+            self.sync()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            spent = 0.0
+            for _ in range(reps):
+                args = make_args()
+                self.flush()
+                torch.cuda._sleep(_cycles(1.0))
+                start.record()
+                call(args)
+                end.record()
                 end.synchronize()
-            spent += start.elapsed_time(end)
-        return spent / self.reps
-
-    def isolated(self, runs: dict[str, Callable[[], Any]]) -> dict[str, float | BaseException]:
-        from torch._inductor.runtime.benchmarking import benchmarker
-
-        out: dict[str, float | BaseException] = {}
-        for name, run in runs.items():
-            try:
-                try:
-                    out[name] = benchmarker.benchmark_gpu(run, warmup=self.isolated_rep_ms / 2,
-                                                          rep=self.isolated_rep_ms)
-                except TypeError:  # a benchmarker without Triton's warmup/rep arguments
-                    out[name] = benchmarker.benchmark_gpu(run)
-            except Exception as exc:  # noqa: BLE001 - a failing kernel is reported, the rest are timed
-                out[name] = exc
-        return out
+                spent += start.elapsed_time(end)
+            return spent / reps
+        finally:
+            partitions[:] = originals
+            graphs.clear()
 
 
 _LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")
 
 
-def device_time_by_range(events, prefix: str) -> tuple[dict[str, float], dict[str, set[str]], Spans]:
-    """Device ms per range label: each GPU event counts for the range whose CPU interval contains the
-    runtime call that launched it (matched by CUPTI correlation id), so extern calls own their library
-    kernels without any guess by name. Also the device intervals (ns) of each label's k-th range."""
-
+def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, int, int, str]]]:
+    """For each prefix: (label, start ns, end ns, name) of each GPU event launched inside a CPU range named
+    prefix + label: the runtime call that launched it (matched by CUPTI correlation id) lies in the range,
+    so extern calls own their library kernels without any guess by name. One pass over the events."""
     from torch.autograd import DeviceType
 
-    ranges, launches, device = [], {}, []
+    cpu = DeviceType.CPU
+    ranges: dict[str, list[tuple[int, int, str]]] = {p: [] for p in prefixes}
+    launches, device = {}, []
     for event in events:
         name = event.name()
-        if event.device_type() == DeviceType.CPU:
-            if name.startswith(prefix):
-                ranges.append((event.start_ns(), event.end_ns(), name[len(prefix):]))
+        if event.device_type() == cpu:
+            if name.startswith("kernelviz#"):
+                for prefix in prefixes:
+                    if name.startswith(prefix):
+                        ranges[prefix].append((event.start_ns(), event.end_ns(), name[len(prefix):]))
             elif name.startswith(_LAUNCH_CALLS):
                 launches[event.correlation_id()] = event.start_ns()
-        elif not _is_annotation(event) and name != "Context Sync":
+        elif name != "Context Sync" and not _is_annotation(event):
             device.append(event)
-    ranges.sort()
-    starts = [r[0] for r in ranges]
-    seen: dict[str, int] = {}
-    occurrence = []  # the k-th range of its label
-    for _, _, label in ranges:
-        occurrence.append(seen.get(label, 0))
-        seen[label] = occurrence[-1] + 1
-    totals: dict[str, float] = {}
-    names: dict[str, set[str]] = {}
-    spans: Spans = {}
-    for event in device:
-        when = launches.get(event.correlation_id())
-        if when is None:
-            when = launches.get(event.linked_correlation_id())
-        if when is None:
-            continue
-        i = bisect.bisect_right(starts, when) - 1
-        if i < 0 or when > ranges[i][1]:
-            continue
-        label = ranges[i][2]
-        totals[label] = totals.get(label, 0.0) + (event.end_ns() - event.start_ns()) / 1e6
-        names.setdefault(label, set()).add(event.name())
-        spans.setdefault(label, {}).setdefault(occurrence[i], []).append((event.start_ns(), event.end_ns()))
-    return totals, names, spans
+    out: dict[str, list[tuple[str, int, int, str]]] = {p: [] for p in prefixes}
+    for prefix, spans in ranges.items():
+        spans.sort()
+        starts = [r[0] for r in spans]
+        for event in device:
+            when = launches.get(event.correlation_id())
+            if when is None:
+                when = launches.get(event.linked_correlation_id())
+            if when is None:
+                continue
+            i = bisect.bisect_right(starts, when) - 1
+            if i >= 0 and when <= spans[i][1]:
+                out[prefix].append((spans[i][2], event.start_ns(), event.end_ns(), event.name()))
+    return out
 
 
 def _is_annotation(event) -> bool:

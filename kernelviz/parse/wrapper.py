@@ -155,8 +155,8 @@ class _Reader:
         targets, expr = [], stmt
         if m := _ASSIGN.match(stmt):
             targets, expr = _IDENT.findall(m.group(1)), m.group(2).strip()
-        if expr == "args":
-            self.out.inputs = [TensorSpec(name=t) for t in targets]
+        if expr == "args":  # call()'s inputs; a partition's own unpacking (later, reordered) is not
+            self.out.inputs = self.out.inputs or [TensorSpec(name=t) for t in targets]
             self.known.update(targets)
             return
         if a := _ASSERT.match(expr):

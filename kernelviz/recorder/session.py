@@ -14,6 +14,7 @@ from ..model import Capture, DynamoEvent
 from . import distributed, inductor, routing
 from .callers import caller_line
 from .overlay import build_graph
+from .specs import InputSnapshot, apply_snapshot, snapshot
 
 _RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
 
@@ -28,6 +29,7 @@ class GraphRun:
     calls: int = 0
     compiled: Any = None  # weakref to the CompiledFxGraph
     inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
+    specs: list[InputSnapshot] | None = None  # what the inputs were when the graph first ran
     caller: Any = None  # the user's line that first ran it (SourceLocation)
     first_seen: float = field(default_factory=time.perf_counter)
 
@@ -85,6 +87,7 @@ class CaptureSession:
         run.calls += 1
         if run.compiled is None:
             run.compiled = weakref.ref(compiled)
+            run.specs = snapshot(inputs)
             run.caller = caller_line()
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
@@ -180,6 +183,7 @@ class CaptureSession:
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
+            apply_snapshot(graph, run.specs)
             capture.graphs.append(graph)
         distributed.resolve_groups(capture.graphs)
         if not capture.graphs:

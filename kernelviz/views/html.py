@@ -19,7 +19,7 @@ from ..model import Capture, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
 from .highlight import language, runs
 from .memory import timeline
-from .text import compile_story, dynamo_lines, headline, launch_kind, size
+from .text import compile_story, dynamo_lines, headline, launch_kind, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -168,7 +168,7 @@ def _timed(graph: Graph) -> str:
     if not graph.timed_on:
         return ""
     clock = "call() wall time" if graph.device == "cpu" else "GPU busy"
-    parts = [f"timed on {graph.timed_on}"]
+    parts = [timed_on(graph)]
     parts += [f"{clock} {graph.gpu_busy_ms:.4f} ms"] if graph.gpu_busy_ms is not None else []
     parts += [f"gap {graph.gap_ms:.4f} ms"] if graph.gap_ms is not None else []
     parts += [f"as a CUDA graph {graph.cudagraph_ms:.4f} ms"] if graph.cudagraph_ms is not None else []

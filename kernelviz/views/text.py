@@ -79,6 +79,12 @@ def dynamo_lines(capture: Capture) -> list[str]:
     return lines
 
 
+def timed_on(graph: Graph) -> str:
+    """``timed on recreated inputs (made-up values for arg3_1)``: on what a graph's times were taken."""
+    made_up = f" (made-up values for {', '.join(graph.made_up_values)})" if graph.made_up_values else ""
+    return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
+
+
 def summary(capture: Capture, width: int = 110) -> str:
     """Graphs, then each graph's launches in call() order with kind and ATen ops."""
     lines = [headline(capture)]
@@ -89,6 +95,7 @@ def summary(capture: Capture, width: int = 110) -> str:
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
+        lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  warning: {w}" for w in graph.warnings]
         for launch in graph.launches:
             aten = ", ".join(launch.original_aten) or "-"

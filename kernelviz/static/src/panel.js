@@ -69,8 +69,10 @@ export function renderCapture(el, data, host = {}) {
     if (!graph || !graph.timed_on) return null;
     const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
     const cuda = graph.cudagraph_ms != null ? ` · as a CUDA graph ${fmtMs(graph.cudagraph_ms)} ms` : "";
+    const madeUp = graph.made_up_values && graph.made_up_values.length
+      ? ` (made-up values for ${graph.made_up_values.join(", ")})` : "";
     return h("span", { class: "kv-hint" + (graph.timed_on === "user tensors" ? "" : " kv-warn") },
-      `timed on ${graph.timed_on}${busy}${cuda}`);
+      `timed on ${graph.timed_on}${madeUp}${busy}${cuda}`);
   }
 
   function drawToolbar() {

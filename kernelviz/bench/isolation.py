@@ -1,0 +1,197 @@
+"""Time graphs in a separate process (``worker``), so that a segmentation fault, an illegal memory access or
+a hang costs only the launch that caused it, never the user's session.
+
+The worker reports each step before it runs. When it dies or stops reporting for ``limit_s`` (it is then
+killed), the last step says where: a launch of the recording run is marked failed with a one-line reason
+and the graph is timed again without it (its result replaced by zeros of the right size); a fault while
+timing launches alone drops the isolated times of that graph; anything else leaves the graph untimed,
+with the reason. Graphs already timed keep their times.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
+
+MAX_RUNS = 8  # worker starts per bench() call (the first, and one after each fault)
+LOAD_FACTOR = 10  # loading a graph's code compiles its kernels: it may take this many times longer
+
+
+@dataclass
+class _Job:
+    graph: Graph
+    skip: dict[int, str] = field(default_factory=dict)  # launch index -> why it failed
+    isolated: bool = True
+    done: bool = False
+
+
+@dataclass
+class _Outcome:
+    """How a worker ended: the graphs it finished and, if it stopped early, where and why."""
+
+    finished: list[int] = field(default_factory=list)
+    graph: int | None = None  # position in the job of the graph it was on
+    phase: str = ""
+    launch: int | None = None  # the launch it had entered (recording run) or reported failed
+    reason: str | None = None
+
+
+def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated: bool, limit_s: float,
+                    progress: Any = None) -> None:
+    """Time ``graphs`` on recreated inputs in worker processes; fill them in place. ``progress`` (a
+    ``bench.Progress``) hears of each graph done."""
+    jobs = [_Job(g, isolated=isolated) for g in graphs]
+    for _ in range(MAX_RUNS):
+        pending = [j for j in jobs if not j.done]
+        if not pending:
+            break
+        started = time.perf_counter()
+        outcome = _run_worker(pending, peaks, limit_s, progress)
+        spent = (time.perf_counter() - started) / len(pending)
+        for job in pending:
+            job.graph.bench_s = (job.graph.bench_s or 0.0) + spent
+        for position in outcome.finished:
+            pending[position].done = True
+        if outcome.graph is not None:
+            _blame(pending[outcome.graph], outcome)
+    for job in jobs:
+        if not job.done:
+            job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")
+        _mark_failed(job)
+
+
+def _blame(job: _Job, outcome: _Outcome) -> None:
+    """Decide what to leave out next time, or give the graph up, after its worker stopped early."""
+    reason = outcome.reason or "the timing process stopped"
+    if outcome.launch is not None and outcome.phase == "record" and len(job.skip) < len(job.graph.launches):
+        job.skip[outcome.launch] = reason
+    elif outcome.phase == "isolated" and job.isolated:
+        job.isolated = False
+        job.graph.warnings.append(f"timing: launches could not be timed alone: {reason}")
+    else:
+        where = {"load": "while loading its code", "in-graph": "while timing it", "cudagraph":
+                 "while timing its CUDA-graph replay"}.get(outcome.phase, "")
+        job.graph.warnings.append(f"not timed: {reason} {where}".strip())
+        job.done = True
+
+
+def _mark_failed(job: _Job) -> None:
+    for launch in job.graph.launches:
+        if launch.index in job.skip:
+            launch.timing = LaunchTiming(error=job.skip[launch.index], unit="gpu" if job.graph.device == "cuda"
+                                         else "cpu")
+    for kernel in job.graph.kernels:
+        indices = [launch.index for launch in job.graph.launches if launch.kernel_name == kernel.name]
+        if indices and all(i in job.skip for i in indices):
+            kernel.timing = KernelTiming(error=job.skip[indices[0]], unit=job.graph.launches[indices[0]].timing.unit)
+
+
+def _run_worker(pending: list[_Job], peaks: DevicePeaks | None, limit_s: float, progress: Any) -> _Outcome:
+    with tempfile.TemporaryDirectory(prefix="kernelviz-bench-") as tmp:
+        job_path, stderr_path = Path(tmp, "job.json"), Path(tmp, "stderr.txt")
+        job_path.write_text(_job_json(pending, peaks))
+        with open(stderr_path, "w") as stderr:
+            proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker", str(job_path), tmp],
+                                    stdout=subprocess.PIPE, stderr=stderr, text=True, env=_environment(),
+                                    start_new_session=True)
+            try:
+                outcome = _follow(proc, limit_s, progress)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+        for position in outcome.finished:
+            _merge(pending[position].graph, Capture.from_json(Path(tmp, f"{position}.json").read_text()).graphs[0])
+        if outcome.graph is not None and outcome.reason is None:
+            outcome.reason = _died(proc.returncode, stderr_path)
+        return outcome
+
+
+def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
+    import json
+
+    capture = Capture(graphs=[j.graph for j in pending], peaks=peaks)
+    return json.dumps({"capture": capture.to_dict(), "skip": [sorted(j.skip) for j in pending],
+                       "isolated": [j.isolated for j in pending]})
+
+
+def _environment() -> dict[str, str]:
+    """This process's environment, with this kernelviz importable and Inductor compiling in-process."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    return env
+
+
+def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
+    """Read the worker's steps until it ends, or kill it when a step outlasts its limit."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    outcome = _Outcome()
+    while True:
+        limit = limit_s * (LOAD_FACTOR if outcome.phase == "load" else 1)
+        try:
+            line = lines.get(timeout=limit)
+        except queue.Empty:
+            proc.kill()
+            outcome.reason = f"did not finish within {limit:.0f} s (a hang?): the timing process was stopped"
+            break
+        if line is None:
+            break
+        word, _, rest = line.partition(" ")
+        if word == "graph":
+            outcome.graph, outcome.phase, outcome.launch = int(rest), "", None
+        elif word == "phase":
+            outcome.phase, outcome.launch = rest, None
+        elif word == "enter":
+            outcome.phase, outcome.launch = "record", int(rest)
+        elif word == "fail":
+            index, _, reason = rest.partition(" ")
+            outcome.phase, outcome.launch, outcome.reason = "record", int(index), reason
+        elif word == "done":
+            outcome.finished.append(int(rest))
+            outcome.graph = None
+            if progress is not None:
+                progress.done()
+    return outcome
+
+
+def _died(returncode: int | None, stderr_path: Path) -> str:
+    """One line on how the worker ended."""
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"the timing process died ({name})"
+    tail = [line.strip() for line in stderr_path.read_text(errors="replace").splitlines() if line.strip()]
+    return f"the timing process exited ({returncode}): {tail[-1] if tail else 'no message'}"
+
+
+def _merge(graph: Graph, timed: Graph) -> None:
+    """Copy the times of ``timed`` (the worker's copy of ``graph``) into ``graph``."""
+    for launch, other in zip(graph.launches, timed.launches):
+        launch.timing = other.timing
+    for kernel, other in zip(graph.kernels, timed.kernels):
+        kernel.timing = other.timing
+    for name in ("gpu_busy_ms", "gap_ms", "cudagraph_ms", "timed_on", "made_up_values"):
+        setattr(graph, name, getattr(timed, name))
+    graph.warnings.extend(w for w in timed.warnings if w not in graph.warnings)

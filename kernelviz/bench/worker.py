@@ -1,0 +1,56 @@
+"""The timing process: ``python -m kernelviz.bench.worker JOB OUT_DIR``.
+
+JOB is a capture's JSON with the graphs to time on recreated inputs and what to leave out of each; each
+timed graph is written to ``OUT_DIR/<i>.json``. Every step is reported on stdout, one line each, before it
+runs (``graph i``, ``phase load``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase
+cudagraph``, ``done i``), so that if this process dies or hangs the parent knows where. A launch that
+raises is reported as ``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else
+can run in it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..model import Capture
+
+
+def emit(line: str) -> None:
+    sys.stdout.write(line.replace("\n", " ") + "\n")
+    sys.stdout.flush()
+
+
+def main(job_path: str, out_dir: str) -> int:
+    from . import BenchError, LaunchFailed, load_instrumented, measure, namespace
+    from .inputs import recreate
+
+    job = json.loads(Path(job_path).read_text())
+    capture = Capture.from_dict(job["capture"])
+    for i, graph in enumerate(capture.graphs):
+        emit(f"graph {i}")
+        skip = set(job["skip"][i])
+        failed = False
+        try:
+            emit("phase load")
+            inst = load_instrumented(graph, namespace(graph, None))
+            args, graph.made_up_values = recreate(graph)
+            measure(graph, inst, args, None, peaks=capture.peaks, isolated=job["isolated"][i], observer=emit,
+                    skip=skip)
+            graph.timed_on = "recreated inputs"
+        except LaunchFailed as exc:
+            emit(f"fail {exc.index} {exc.reason}")
+            return 3
+        except (BenchError, ValueError) as exc:
+            graph.warnings.append(f"not timed: {exc}")
+            failed = graph.device == "cuda"  # a CUDA error may have left this process unusable
+        Path(out_dir, f"{i}.json").write_text(Capture(graphs=[graph], peaks=capture.peaks).to_json())
+        emit(f"done {i}")
+        if failed:
+            return 4
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))
