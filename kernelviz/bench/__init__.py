@@ -130,18 +130,10 @@ def _bench_together(graph: Graph, run: Any, args: list[Any] | None, peaks: Devic
         check(graph)
         if args is None:
             raise BenchError("its collectives can be timed only on the tensors it ran with, which are gone")
-        compiled = run.compiled() if run.compiled is not None else None
-        inst = load_instrumented(graph, namespace(graph, compiled))
     except BenchError as exc:
         _agree(graph, lockstep, cannot=str(exc))
         raise
-    _agree(graph, lockstep)
-    try:
-        measure(graph, inst, args, getattr(compiled, "mutated_input_idxs", None), peaks=peaks, isolated=isolated,
-                lockstep=lockstep)
-    except LaunchFailed as exc:
-        raise BenchError(f"launch {exc.index} ({graph.launches[exc.index].name}) failed: {exc.reason}") from None
-    graph.timed_on = "user tensors"
+    _bench_live(graph, run, args, peaks, isolated, lockstep)
 
 
 def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
@@ -196,13 +188,22 @@ def check(graph: Graph) -> None:
         raise BenchError("no CUDA device here; a CUDA graph needs one to be timed")
 
 
-def _bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool) -> None:
-    """Time ``graph`` in this process on the user's tensors (``args``)."""
+def _bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool,
+                lockstep: Lockstep | None = None) -> None:
+    """Time ``graph`` in this process on the user's tensors (``args``); with ``lockstep``, together with the
+    job's other ranks once they agree on it."""
     compiled = run.compiled() if run.compiled is not None else None
-    inst = load_instrumented(graph, namespace(graph, compiled))
+    try:
+        inst = load_instrumented(graph, namespace(graph, compiled))
+    except BenchError as exc:
+        if lockstep is not None:
+            _agree(graph, lockstep, cannot=str(exc))
+        raise
+    if lockstep is not None:
+        _agree(graph, lockstep)
     mutated = getattr(compiled, "mutated_input_idxs", None)
     try:
-        measure(graph, inst, args, mutated, peaks=peaks, isolated=isolated)
+        measure(graph, inst, args, mutated, peaks=peaks, isolated=isolated, lockstep=lockstep)
     except LaunchFailed as exc:
         raise BenchError(f"launch {exc.index} ({graph.launches[exc.index].name}) failed: {exc.reason}") from None
     graph.timed_on = "user tensors"
