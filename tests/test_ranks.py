@@ -219,3 +219,13 @@ def test_bus_bandwidth_and_wait_times_from_device_intervals():
     fill(graph, 2)
     talk = graph.launches[2].collective  # 512 bytes in 1 us: 0.512 GB/s, x 2(n-1)/n = 1 for two ranks
     assert (talk.algo_gb_per_s, talk.bus_gb_per_s, talk.alone_bus_gb_per_s) == pytest.approx((0.512, 0.512, 0.64))
+
+
+def test_cli_shows_a_jobs_ranks_and_writes_their_report(tmp_path, capsys):
+    from kernelviz.__main__ import main
+
+    for each in _job(kernelviz.load(COLLECTIVES), 2):
+        each.save(tmp_path / "step")
+    assert main(["show", str(tmp_path / "step"), "-o", str(tmp_path / "ranks.html")]) == 0
+    assert capsys.readouterr().out.startswith("kernelviz: 2 of 2 ranks on 1 host; 1 graph, the ranks agree")
+    assert "collective order" in (tmp_path / "ranks.html").read_text()
