@@ -385,4 +385,5 @@ def _is_annotation(event) -> bool:
     activity = getattr(event, "activity_type", None)
     if activity is not None:
         return activity() == "gpu_user_annotation"
-    return event.name().startswith("kernelviz#")
+    user = getattr(event, "is_user_annotation", None)
+    return event.name().startswith("kernelviz#") or (user is not None and bool(user()))
