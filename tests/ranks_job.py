@@ -168,7 +168,7 @@ def fsdp_rank(rank: int, world: int, port: int, out: str) -> None:
     out = Path(out)
     start(rank, world, port, "nccl")
     torch.manual_seed(0)
-    model = torch.nn.Sequential(*[Block(1024) for _ in range(4)]).cuda()
+    model = torch.nn.Sequential(*[Block(1024) for _ in range(2)]).cuda()
     for block in model:
         fully_shard(block)
     fully_shard(model)

@@ -7,6 +7,7 @@ import pytest
 import torch.multiprocessing as mp
 
 import kernelviz
+from kernelviz.views.text import headline
 from ranks_job import free_port, gloo_rank
 
 
@@ -24,6 +25,7 @@ def test_each_rank_saves_its_capture_with_rank_world_host_and_backend(job):
     assert [c.rank for c in ranks.captures] == [0, 1] and ranks.world_size == 2
     for cap in ranks.captures:
         assert cap.world_size == 2 and cap.host and cap.device == "cpu" and cap.backend == "gloo"
+        assert f"rank {cap.rank} of 2 on {cap.host} (cpu, gloo)" in headline(cap)
     assert [(info.rank, info.host) for info in ranks.ranks] == [(c.rank, c.host) for c in ranks.captures]
 
 
