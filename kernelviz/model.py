@@ -358,14 +358,7 @@ class Capture(Document):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Capture:
-        version = data.get("schema_version")
-        if version not in READABLE_SCHEMAS:
-            raise CaptureError(
-                f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {READABLE_SCHEMAS})"
-            )
-        capture = _build(cls, data)
-        capture.schema_version = SCHEMA_VERSION
-        return capture
+        return _versioned(cls, data)
 
     @classmethod
     def from_json(cls, text: str) -> Capture:
@@ -478,18 +471,23 @@ class Ranks(Document):
     def from_dict(cls, data: dict[str, Any]) -> Ranks:
         if data.get("format") != RANKS_FORMAT:
             raise CaptureError(f"not a multi-rank kernelviz capture (format {data.get('format')!r})")
-        version = data.get("schema_version")
-        if version not in READABLE_SCHEMAS:
-            raise CaptureError(
-                f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {READABLE_SCHEMAS})"
-            )
-        ranks = _build(cls, data)
-        ranks.schema_version = SCHEMA_VERSION
-        return ranks
+        return _versioned(cls, data)
 
     @classmethod
     def from_json(cls, text: str) -> Ranks:
         return cls.from_dict(json.loads(text))
+
+
+def _versioned(cls: type, data: dict[str, Any]) -> Any:
+    """``cls`` built from its JSON data, if this kernelviz reads the data's schema version."""
+    version = data.get("schema_version")
+    if version not in READABLE_SCHEMAS:
+        raise CaptureError(
+            f"kernelviz capture schema {version!r} is not supported (this kernelviz reads {READABLE_SCHEMAS})"
+        )
+    built = _build(cls, data)
+    built.schema_version = SCHEMA_VERSION
+    return built
 
 
 def _plain(value: Any) -> Any:

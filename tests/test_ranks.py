@@ -229,3 +229,18 @@ def test_cli_shows_a_jobs_ranks_and_writes_their_report(tmp_path, capsys):
     assert main(["show", str(tmp_path / "step"), "-o", str(tmp_path / "ranks.html")]) == 0
     assert capsys.readouterr().out.startswith("kernelviz: 2 of 2 ranks on 1 host; 1 graph, the ranks agree")
     assert "collective order" in (tmp_path / "ranks.html").read_text()
+
+
+def test_the_live_panel_of_ranks_carries_them_and_is_not_timed_from_the_notebook(tmp_path):
+    pytest.importorskip("anywidget")
+    from kernelviz.views.widget import RanksWidget
+
+    for each in _job(kernelviz.load(COLLECTIVES), 2):
+        each.save(tmp_path / "step")
+    loaded = kernelviz.load(tmp_path / "step")
+    assert "application/vnd.jupyter.widget-view+json" in loaded._repr_mimebundle_()
+    widget = RanksWidget(loaded)
+    assert widget.payload["ranks"]["world_size"] == 2 and widget.payload["graphs"][0]["id"] == "0_inference"
+    before = widget.payload
+    widget.time_kernels()
+    assert widget.payload == before and loaded.reference.graphs[0].launches[0].timing is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
+from .display import widget_bundle
 from .payload import payload as capture_payload
 from .ranks_html import report
 from .ranks_text import summary
@@ -31,12 +32,4 @@ def static_bundle(ranks: Ranks) -> dict[str, Any]:
 
 def mimebundle(ranks: Ranks) -> dict[str, Any]:
     """The static bundle and, where anywidget is installed, the live panel."""
-    bundle = static_bundle(ranks)
-    try:
-        from .widget import RanksWidget
-    except ImportError:
-        return bundle
-    live = RanksWidget(ranks)._repr_mimebundle_()
-    live = dict(live[0] if isinstance(live, tuple) else live)
-    live.pop("text/plain", None)
-    return {**bundle, **live}
+    return {**static_bundle(ranks), **widget_bundle(ranks.reference or Capture(), ranks)[0]}
