@@ -28,7 +28,7 @@ __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode"
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = False, bench: bool = False, profile: bool | None = None):
+def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False, profile: bool | None = None):
     """Capture every graph Inductor compiles or runs in this thread inside ``with kernelviz.capture() as cap:``.
 
     Inductor's caches stay on: a graph loaded from the FX graph cache gets its kernels' metadata from
@@ -36,13 +36,14 @@ def capture(*, fresh_compile: bool = False, bench: bool = False, profile: bool |
     generating that graph's code again). ``fresh_compile=True`` turns the FX graph cache off inside
     the block, so that every graph goes through code generation. ``bench`` times every graph when
     the block exits, on the tensors it ran with (on every rank of a torch.distributed job at once, where
-    graphs hold collectives). ``profile`` runs the block under torch.profiler and splits its time into
-    compute, communication and idle (``cap.step``); by default it does so when ``bench`` is set in a
-    torch.distributed job.
+    graphs hold collectives); with ``repros`` that timing also records what ``kernel.to_repro()`` and
+    ``graph.to_repro()`` need (seconds more). ``profile`` runs the block under torch.profiler and splits its
+    time into compute, communication and idle (``cap.step``); by default it does so when ``bench`` is set in
+    a torch.distributed job.
     """
     from .recorder import CaptureSession
 
-    return CaptureSession(fresh_compile=fresh_compile, bench=bench, profile=profile)
+    return CaptureSession(fresh_compile=fresh_compile, bench=bench, repros=repros, profile=profile)
 
 
 def load(source: str | Path) -> Capture | Ranks:

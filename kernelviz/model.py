@@ -98,6 +98,96 @@ class LaunchTiming:
     note: str | None = None  # what a figure is when it is not what it seems (a capped %, made-up values)
 
 
+# --- deep inspection (issue 12): compiled stages, occupancy, repro data -------------------------------
+
+
+@dataclass
+class IRStage:
+    """One compiled stage of a kernel (TTIR, TTGIR, LLVM IR, PTX, SASS), as text kept in the capture."""
+
+    name: str  # "ttir", "ttgir", "llir", "ptx", "sass"
+    text: str  # ends with a "truncated" line where ``truncated_bytes`` were left out
+    bytes: int = 0  # size of the whole stage
+    truncated_bytes: int = 0
+    source_lines: list[list[int]] = field(default_factory=list)  # per kept line: kernel source lines (1-based)
+    tool: str = ""  # where the text comes from: "Triton's cache" or the disassembler's command
+
+
+@dataclass
+class Occupancy:
+    """Theoretical blocks per SM of a kernel's launch config, and which resource limits it."""
+
+    blocks_per_sm: int
+    limited_by: str  # "registers", "shared memory", "threads", "blocks", or several joined by ", " on a tie
+    by_registers: int
+    by_shared_memory: int
+    by_threads: int
+    by_blocks: int | None  # None where the device's block limit is not known
+    threads_per_block: int
+    warps_per_sm: int  # active warps at that many blocks
+    max_warps_per_sm: int
+    device: str = ""  # the limits it was computed from, e.g. "65536 regs, 233472 B shared, 2048 threads per SM"
+
+
+@dataclass
+class KernelIR:
+    """What Triton compiled a kernel to: the chosen launcher's stages and binary facts."""
+
+    cache_hash: str | None = None  # Triton's cache folder of the binary that ran
+    file: str | None = None  # the kernel's module as the line information names it
+    line_offset: int = 1  # line N of ``file`` is line N - line_offset of Kernel.source
+    stages: list[IRStage] = field(default_factory=list)
+    num_regs: int | None = None
+    num_spills: int | None = None
+    shared_bytes: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # Triton's compile metadata (num_warps, debug, arch...)
+    occupancy: Occupancy | None = None
+    notes: list[str] = field(default_factory=list)  # why a stage or a figure is missing, one line each
+
+
+@dataclass
+class ArgSpec:
+    """One argument of a recorded launch, enough to make an equivalent one in a repro script."""
+
+    name: str
+    kind: str  # "tensor", "int", "float", "bool", "none" or "other"
+    value: Any = None  # scalars: the value; "other": its repr
+    dtype: str | None = None
+    shape: list[int] | None = None
+    stride: list[int] | None = None
+    offset: int = 0  # storage offset, in elements
+    storage: int = 0  # elements of the underlying storage
+    device: str | None = None
+    fill: str = "random"  # "random", "zeros" or "values"
+    values: str | None = None  # base64 of the storage's raw bytes, when fill == "values" (kept from the run)
+
+
+@dataclass
+class OutputCheck:
+    """The expected content of one output, from the captured kernel (or call()) run on the same inputs."""
+
+    name: str
+    dtype: str
+    numel: int
+    data: str | None = None  # base64 of the contiguous values (small outputs)
+    sample: str | None = None  # else: base64 of float64 values at evenly spaced flat positions
+    total: float | None = None  # else: float64 sum and sum of absolute values
+    abs_total: float | None = None
+
+
+@dataclass
+class ReproRecord:
+    """A launch (or a call()) as the repro script replays it: arguments, expected outputs."""
+
+    launch: int | None = None  # index of the launch it was recorded from (kernels)
+    args: list[ArgSpec] = field(default_factory=list)
+    constants: dict[str, Any] = field(default_factory=dict)  # constexpr values: the config's and Inductor's
+    options: dict[str, Any] = field(default_factory=dict)  # compile options of the launch (num_warps, ...)
+    expected: list[OutputCheck] = field(default_factory=list)
+    grid: list[int] | None = None  # Triton kernels: the launch's grid
+    error: str | None = None  # why no repro could be recorded
+
+
 @dataclass
 class Kernel:
     """A kernel Inductor generated (defined once in the output code)."""
@@ -117,6 +207,9 @@ class Kernel:
     inductor_meta: dict[str, Any] | None = None
     arg_types: list[str] | None = None  # C++ kernels: the pybinding argument types
     timing: KernelTiming | None = None
+    # deep inspection (issue 12)
+    ir: KernelIR | None = None
+    repro: ReproRecord | None = None
 
     def _meta(self, key: str) -> Any:
         return (self.inductor_meta or {}).get(key)
@@ -144,6 +237,13 @@ class Kernel:
         if self.kind == "cpp" and (m := _CPP_PARAMS.search(self.source)):
             return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
         return []
+
+    def to_repro(self) -> str:
+        """A standalone script that launches this kernel alone on inputs like the recorded ones, checks its
+        outputs and prints its time (see :mod:`kernelviz.repro`)."""
+        from .repro import kernel_script
+
+        return kernel_script(self)
 
 
 # ranks (issue 14): a torch.distributed collective among call()'s launches
@@ -183,6 +283,7 @@ class Launch:
     text: str = ""
     timing: LaunchTiming | None = None
     collective: Collective | None = None  # ranks (issue 14): set where the launch is a collective
+    grid: list[int] | None = None  # deep inspection (issue 12): the launch's grid, recorded while timing
 
     @property
     def name(self) -> str:
@@ -269,12 +370,20 @@ class Graph:
     # panel (issue 10): the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
     caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)
+    repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
 
     def kernel(self, name: str) -> Kernel:
         for k in self.kernels:
             if k.name == name:
                 return k
         raise KeyError(name)
+
+    def to_repro(self) -> str:
+        """A standalone script that runs this graph's whole ``call()`` on inputs like the recorded ones, checks
+        its outputs and prints its time (see :mod:`kernelviz.repro`)."""
+        from .repro import graph_script
+
+        return graph_script(self)
 
 
 # ranks (issue 14): how one rank spent the captured block

@@ -189,9 +189,9 @@ def test_ranks_tab_in_chromium_shows_split_mismatch_and_straggler(tmp_path):
     site = panel_site(tmp_path, json.dumps(payload(loaded)))
     with serve(site) as url, chromium_page() as page:
         page.goto(url + "/index.html")
-        page.wait_for_selector(".kv-split")
+        page.wait_for_selector(".kv-rank-split")
         assert page.locator(".kv-tab.kv-active").inner_text() == "Ranks"
-        assert page.locator(".kv-split").count() == 4
+        assert page.locator(".kv-rank-split").count() == 4
         assert page.locator("tr.kv-straggler td").first.inner_text() == "1"  # the step straggler's row
         cell = page.locator("td.kv-straggler").first
         assert cell.inner_text() == f"{loaded.launches[0].ms[2]:.4f}"

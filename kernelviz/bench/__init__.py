@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..live import module_globals
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
 from . import collectives, roofline
 from .inputs import live_inputs
@@ -49,12 +50,14 @@ def one_line(exc: BaseException) -> str:
 
 
 def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peaks: DevicePeaks | None = None,
-          limit_s: float = 60.0) -> Capture:
+          limit_s: float = 60.0, repros: bool = False) -> Capture:
     """Time every graph of ``capture``; a graph that cannot be timed gets a warning saying why.
 
     ``progress``: True for a text progress bar, False for none, or ``report(done, total, label)``.
     ``peaks`` (e.g. ``kernelviz.calibrate()``) replaces the datasheet peaks the % figures are taken of.
     ``limit_s``: a step of the timing process that makes no progress for this long is stopped (a hang).
+    ``repros``: also record what ``kernel.to_repro()`` / ``graph.to_repro()`` need (one more run of each graph
+    timed on the user's tensors, then the expected outputs in a child process: seconds more, so not by default).
     A graph that holds collectives is timed in this process by every rank of the job at once (``lockstep``);
     there ``limit_s`` is how long a rank waits for the others before it leaves the graph untimed, saying why."""
     import torch
@@ -68,6 +71,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
         capture.peaks = device_peaks()
     elsewhere: list[Graph] = []
+    recorded: list[Graph] = []
     lockstep = _lockstep(capture, limit_s)
     bar = Progress(progress, len(capture.graphs))
     try:
@@ -89,7 +93,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
                     elsewhere.append(graph)
                     continue
                 bar.step(f"timing graph {graph.id}")
-                _bench_live(graph, run, args, capture.peaks, isolated)
+                _bench_live(graph, run, args, capture.peaks, isolated, recorded if repros else None)
             except BenchError as exc:
                 graph.warnings.append(f"not timed: {exc}")
             bar.done()
@@ -101,6 +105,10 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
         bar.close()
     for graph in capture.graphs:
         collectives.fill(graph, capture.world_size)
+    if recorded:
+        from ..repro.record import expect  # the repro scripts' expected outputs, one child process for all
+
+        expect(recorded, progress=progress)
     return capture
 
 
@@ -133,7 +141,7 @@ def _bench_together(graph: Graph, run: Any, args: list[Any] | None, peaks: Devic
     except BenchError as exc:
         _agree(graph, lockstep, cannot=str(exc))
         raise
-    _bench_live(graph, run, args, peaks, isolated, lockstep)
+    _bench_live(graph, run, args, peaks, isolated, None, lockstep)  # no repros: they would run collectives alone
 
 
 def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
@@ -189,12 +197,14 @@ def check(graph: Graph) -> None:
 
 
 def _bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool,
-                lockstep: Lockstep | None = None) -> None:
-    """Time ``graph`` in this process on the user's tensors (``args``); with ``lockstep``, together with the
-    job's other ranks once they agree on it."""
+                recorded: list[Graph] | None, lockstep: Lockstep | None = None) -> None:
+    """Time ``graph`` in this process on the user's tensors (``args``); with ``recorded`` (a list the graph
+    joins), also record what its repro scripts need; with ``lockstep``, together with the job's other ranks
+    once they agree on it."""
     compiled = run.compiled() if run.compiled is not None else None
     try:
-        inst = load_instrumented(graph, namespace(graph, compiled))
+        scope = namespace(graph, compiled)
+        inst = load_instrumented(graph, scope)
     except BenchError as exc:
         if lockstep is not None:
             _agree(graph, lockstep, cannot=str(exc))
@@ -207,6 +217,11 @@ def _bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | No
     except LaunchFailed as exc:
         raise BenchError(f"launch {exc.index} ({graph.launches[exc.index].name}) failed: {exc.reason}") from None
     graph.timed_on = "user tensors"
+    if recorded is not None:
+        from ..repro.record import record
+
+        record(graph, scope, _arg_maker(args, mutated))
+        recorded.append(graph)
 
 
 def load_instrumented(graph: Graph, scope: dict[str, Any]) -> Instrumented:
@@ -567,23 +582,9 @@ def _keep_rng(device: str):
 
 def namespace(graph: Graph, compiled: Any) -> dict[str, Any]:
     """The globals of the graph's compiled module: the live one if it can be found, else the code run anew."""
-    names = [k.name for k in graph.kernels]
-    fn = getattr(compiled, "current_callable", None)
-    found = getattr(getattr(fn, "__func__", fn), "__globals__", None)
-    # an output-code module defines call() and get_args(); a wrapper's globals (a graph without kernels) do not
-    if isinstance(found, dict) and "get_args" in found and callable(found.get("call")) \
-            and all(n in found for n in names):
+    found = module_globals(graph, compiled)
+    if found is not None:
         return found
-    try:
-        from torch._inductor.codecache import PyCodeCache
-
-        for module in list(PyCodeCache.modules):
-            if all(hasattr(module, n) for n in names) and getattr(module, "__file__", None):
-                with open(module.__file__) as f:
-                    if f.read() == graph.code:
-                        return vars(module)
-    except (ImportError, AttributeError, OSError):
-        pass
     scope: dict[str, Any] = {"__name__": "kernelviz_bench"}
     try:
         exec(compile(graph.code, f"<kernelviz {graph.id}>", "exec"), scope)

@@ -10,6 +10,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ir import read_stages
+from ..jiterator import recording as jiterator_calls
 from ..model import Capture, DynamoEvent
 from . import distributed, inductor, routing
 from .callers import caller_line
@@ -52,9 +54,9 @@ class CaptureSession:
     torch.distributed job) the block itself runs under torch.profiler, which splits its time into
     compute, communication and idle (``Capture.step``)."""
 
-    def __init__(self, *, fresh_compile: bool = False, bench: bool = False, progress: Any = True,
-                 profile: bool | None = None) -> None:
-        self.fresh_compile, self.bench, self.progress = fresh_compile, bench, progress
+    def __init__(self, *, fresh_compile: bool = False, bench: bool = False, repros: bool = False,
+                 progress: Any = True, profile: bool | None = None) -> None:
+        self.fresh_compile, self.bench, self.repros, self.progress = fresh_compile, bench, repros, progress
         self.profile = profile
         self._step: Any = None
         self.runs: dict[str, GraphRun] = {}
@@ -119,6 +121,7 @@ class CaptureSession:
         self._config = contextlib.ExitStack()
         if self.fresh_compile:  # every graph goes through code generation (the old behaviour)
             self._config.enter_context(inductor_config.patch(fx_graph_cache=False))
+        self._config.enter_context(jiterator_calls(self.capture))  # jiterator kernels: their own entries
         self._ident, skipped = inductor.attach(self)
         if skipped:
             self.warn("some Inductor/dynamo hooks are missing in this torch version: " + ", ".join(skipped))
@@ -148,7 +151,7 @@ class CaptureSession:
                 self.capture.step.note = ("the block compiled graphs, so its idle time holds the compile: "
                                           "capture a later step for the split of a warm one")
             if self.bench and exc_type is None and self.capture.graphs:
-                self.capture.bench(progress=self.progress)
+                self.capture.bench(progress=self.progress, repros=self.repros)
         finally:
             for run in self.runs.values():
                 run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
@@ -184,6 +187,7 @@ class CaptureSession:
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
+            read_stages(graph, run.compiled() if run.compiled is not None else None)  # Triton's compiled stages
             capture.graphs.append(graph)
         distributed.resolve_groups(capture.graphs)
         if not capture.graphs:

@@ -8,23 +8,27 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pygments.lexers import CppLexer, PythonLexer
-from pygments.token import STANDARD_TYPES
+from pygments.lexers import CppLexer, CudaLexer, GasLexer, LlvmLexer, PtxLexer, PythonLexer, TextLexer
+from pygments.token import STANDARD_TYPES, Error
 
 from ..model import Kernel
 
-_LEXERS = {"python": PythonLexer(stripnl=False, ensurenl=False), "cpp": CppLexer(stripnl=False, ensurenl=False)}
+_LEXERS = {name: lexer(stripnl=False, ensurenl=False) for name, lexer in (
+    ("python", PythonLexer), ("cpp", CppLexer), ("cuda", CudaLexer), ("llvm", LlvmLexer), ("ptx", PtxLexer),
+    ("gas", GasLexer), ("text", TextLexer))}
 
 
 def language(kernel: Kernel) -> str:
-    """The source language of a kernel: C++ for CPU kernels, Python (Triton) otherwise."""
-    return "cpp" if kernel.kind == "cpp" else "python"
+    """The source language of a kernel: C++ for CPU kernels, CUDA C++ for jiterator's, Python (Triton) otherwise."""
+    return {"cpp": "cpp", "jiterator": "cuda"}.get(kernel.kind, "python")
 
 
 _PLAIN = {"", "w", "n", "p", "esc"}  # names, punctuation and white space are drawn unstyled
 
 
 def _css_class(tokentype) -> str:
+    if tokentype in Error:  # a lexer's guess at text it does not know (SASS read as GNU as): drawn plain
+        return ""
     while tokentype not in STANDARD_TYPES:
         tokentype = tokentype.parent
     cls = STANDARD_TYPES[tokentype]

@@ -19,6 +19,7 @@ from ..model import Capture, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
 from .highlight import language, runs
 from .memory import timeline
+from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, launch_kind, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
@@ -154,7 +155,28 @@ def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'
                f"<th>stride</th><th>users</th></tr>{fragment}</table>" if fragment else "")
-            + (_highlighted(kernel) if source else "") + "</div></details>")
+            + (_highlighted(kernel) + stages_section(kernel) if source else "") + "</div></details>")
+
+
+_REPORT_STAGE_BYTES = 16 * 1024  # of each stage in the report (characters)
+
+
+def stages_section(kernel: Kernel) -> str:
+    """Triton's compiled stages of a kernel, each in a collapsed section (plain text, escaped)."""
+    ir = kernel.ir
+    if ir is None:
+        return ""
+    occ = ir.occupancy
+    facts = (f"{ir.num_regs} registers per thread, {ir.num_spills} spills, {ir.shared_bytes} B shared memory"
+             + (f"; {occ.blocks_per_sm} blocks per SM, limited by {occ.limited_by}" if occ else ""))
+    parts = "".join(
+        f"<details><summary>{escape(STAGE_TITLE.get(st.name, st.name))} <small>({size(st.bytes)}"
+        + (f"; the first {size(_REPORT_STAGE_BYTES)} here, the whole stage is in the capture"
+           if len(st.text) > _REPORT_STAGE_BYTES else "")
+        + f")</small></summary><pre>{escape(st.text[:_REPORT_STAGE_BYTES])}</pre></details>" for st in ir.stages)
+    notes = "".join(f"<li>{escape(n)}</li>" for n in ir.notes)
+    return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(facts)}</p>'
+            + (f'<ul class="kv-warnings">{notes}</ul>' if notes else "") + f"{parts}</details>")
 
 
 def _highlighted(kernel: Kernel) -> str:

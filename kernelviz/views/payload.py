@@ -7,8 +7,10 @@ from typing import Any
 
 from ..model import Capture
 from .highlight import language, tokens
+from .hip import hip_view
 from .links import kernel_links
 from .memory import timeline
+from .stages import kernel_extras, strip_stages
 
 
 def kernel_key(graph_index: int, kernel_name: str) -> str:
@@ -24,6 +26,9 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
             key = kernel_key(g, kernel.name)
             annex["links"][key] = kernel_links(graph, kernel)
             annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
+            annex.setdefault("deep", {})[key] = kernel_extras(kernel, text=False)
+        if per_kernel:
+            annex.setdefault("hip", {})[str(g)] = hip_view(graph, text=False)
         line = timeline(graph)
         annex["memory"][str(g)] = {"steps": line.steps, "peak": line.peak, "peak_step": line.peak_step,
                                    "unknown": line.unknown}
@@ -37,6 +42,7 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     if not per_kernel:
         for graph in data["graphs"]:
             graph["code"] = ""
+        strip_stages(data)
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     return data
 
@@ -46,4 +52,10 @@ def kernel_view(capture: Capture, key: str) -> dict[str, Any]:
     g, name = key.split("/", 1)
     graph = capture.graphs[int(g)]
     kernel = graph.kernel(name)
-    return {"tokens": list(tokens(kernel.source, language(kernel))), "links": kernel_links(graph, kernel)}
+    return {"tokens": list(tokens(kernel.source, language(kernel))), "links": kernel_links(graph, kernel),
+            **kernel_extras(kernel)}
+
+
+def graph_view(capture: Capture, index: str) -> dict[str, Any]:
+    """The HIP reading of one graph, by its index (the live widget's lazy request)."""
+    return {"hip": hip_view(capture.graphs[int(index)])}

@@ -12,8 +12,8 @@ from .ranks_text import PARTS, headline
 PART_COLOURS = {"compute": "#4e79a7", "overlap": "#9c755f", "comm": "#e15759", "idle": "#d3d3d3"}
 _PERCENTILES = ("p0", "p50", "p90", "p99", "p100")
 _RANKS_CSS = """
-.kv-report .kv-split { display: flex; width: 260px; height: 12px; border: 1px solid #ccc; }
-.kv-report .kv-split span { display: block; height: 100%; }
+.kv-report .kv-rank-split { display: flex; width: 260px; height: 12px; border: 1px solid #ccc; }
+.kv-report .kv-rank-split span { display: block; height: 100%; }
 .kv-report .kv-straggler { background: #ffd8a8; font-weight: bold; }
 .kv-report .kv-mismatch { color: #b00020; font-weight: bold; }
 .kv-report .kv-agree { color: #1a7f37; }
@@ -30,7 +30,7 @@ def _bar(info: RankInfo) -> str:
     spans = "".join(
         f'<span style="width:{100 * getattr(step, key) / step.window_ms:.2f}%;background:{PART_COLOURS[label]}" '
         f'title="{label} {getattr(step, key):.3f} ms"></span>' for label, key in PARTS if step.window_ms)
-    return f'<div class="kv-split">{spans}</div>'
+    return f'<div class="kv-rank-split">{spans}</div>'
 
 
 def _key() -> str:

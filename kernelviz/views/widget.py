@@ -12,9 +12,10 @@ import anywidget
 import traitlets
 
 from ..model import Capture, Ranks
-from .payload import kernel_view, payload
+from .payload import graph_view, kernel_view, payload
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
+_LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
 
 
 class CaptureWidget(anywidget.AnyWidget):
@@ -35,15 +36,16 @@ class CaptureWidget(anywidget.AnyWidget):
     def _on_message(self, _widget, content, _buffers) -> None:
         if not isinstance(content, dict):
             return
-        if content.get("type") == "hello":
+        kind = content.get("type")
+        if kind == "hello":
             self.send({"type": "hello"})
-        elif content.get("type") == "kernel":
+        elif kind in _LAZY_VIEWS:
             key = str(content.get("key", ""))
             try:
-                self.send({"type": "kernel", "key": key, **kernel_view(self.capture, key)})
+                self.send({"type": kind, "key": key, **_LAZY_VIEWS[kind](self.capture, key)})
             except (KeyError, ValueError, IndexError):
                 return
-        elif content.get("type") == "bench":
+        elif kind == "bench":
             self.time_kernels()
 
     def report(self, done: int, total: int, label: str) -> None:

@@ -10,8 +10,8 @@ import { TABS, firstTab, tabsFor } from "./views.js";
 
 /**
  * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects a live kernel:
- *   kernelData(key) -> {tokens, links} or undefined, requestKernel(key), select(key), bench(),
- *   note (a line shown where no kernel can time the capture).
+ *   kernelData(key) -> {tokens, links, ir, repro} or undefined, requestKernel(key), graphData(key) -> {hip} or
+ *   undefined, requestGraph(key), select(key), bench(), note (a line shown where no kernel can time the capture).
  * Returns { update(data), redrawDetail(), select(key), setLive(bool), setProgress({done, total, label} | null) }.
  */
 export function renderCapture(el, data, host = {}) {
@@ -119,7 +119,8 @@ export function renderCapture(el, data, host = {}) {
   }
 
   /** What a tab's render gets: the capture, the graph index, the selected row (or null), the state
-   * (node and line selected in the Kernel tab), and kernelData(key). */
+   * (node and line selected in the Kernel tab), kernelData(key), and a graph's lazy data in the live widget:
+   * graphData(key) and requestGraph(key). */
   function tabContext() {
     let g = state.graph, row = null;
     if (state.selected) {
@@ -127,7 +128,7 @@ export function renderCapture(el, data, host = {}) {
       g = sg;
       row = (cap.graphs[sg] && launchRows(cap.graphs[sg])[i]) || null;
     }
-    return { cap, graph: g, row, state, kernelData };
+    return { cap, graph: g, row, state, kernelData, graphData: host.graphData, requestGraph: host.requestGraph };
   }
 
   function drawDetail() {
@@ -141,7 +142,7 @@ export function renderCapture(el, data, host = {}) {
   }
 
   function select(key) {
-    state.selected = key; state.node = null; state.line = null; state.tab = TABS[0].id;
+    state.selected = key; state.node = null; state.line = null; state.irLine = null; state.tab = TABS[0].id;
     if (host.select) host.select(key);
     markTabs();
     table.select(key);

@@ -16,7 +16,7 @@ export const hasRanks = (cap) => !!(cap && cap.ranks);
 const pct = (part, whole) => (whole > 0 ? Math.min(100, (100 * part) / whole) : 0);
 
 function splitBar(step) {
-  return h("div", { class: "kv-split", title: PARTS.map(([l, k]) => `${l} ${fmtMs(step[k])} ms`).join(", ") },
+  return h("div", { class: "kv-rank-split", title: PARTS.map(([l, k]) => `${l} ${fmtMs(step[k])} ms`).join(", ") },
     ...PARTS.map(([label, key]) => h("span", { class: `kv-part kv-part-${label}`,
       style: `width:${pct(step[key], step.window_ms).toFixed(2)}%` })));
 }

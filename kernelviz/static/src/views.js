@@ -4,7 +4,9 @@
 // To add a view: write it as its own module and add it here.
 import { h } from "./dom.js";
 import { kernelTab } from "./detail.js";
+import { hipTab } from "./hip.js";
 import { hasRanks, ranksTab } from "./ranks.js";
+import { compiledTab } from "./stages.js";
 import { wrapperTab } from "./wrapper.js";
 
 export const TABS = [
@@ -13,6 +15,8 @@ export const TABS = [
     render: (ctx) => ctx.row ? kernelTab(ctx) : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
+  { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
+  { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
   { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
 

@@ -1,5 +1,6 @@
 // anywidget entry point: the widget syncs "payload" (the capture), "selected" and "progress" (while Python
-// times the capture) with Python, and asks Python for a kernel's tokens when one is selected. The panel is
+// times the capture) with Python, and asks Python for a kernel's tokens, stages and repro when one is
+// selected, and for a graph's HIP reading. The panel is
 // live (its Time kernels button shows) once the kernel has answered a "hello": a widget drawn from a
 // notebook's saved widget state, with no kernel behind it, never is.
 import { renderCapture } from "./panel.js";
@@ -7,10 +8,12 @@ import { renderCapture } from "./panel.js";
 const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --bench, or cap.bench().";
 
 export function render({ model, el }) {
-  const live = new Map();
+  const live = new Map(), graphs = new Map();
   const host = {
     kernelData: (key) => live.get(key),
     requestKernel: (key) => model.send({ type: "kernel", key }),
+    graphData: (key) => graphs.get(key),
+    requestGraph: (key) => model.send({ type: "graph", key }),
     select: (key) => { model.set("selected", key); model.save_changes(); },
     bench: () => model.send({ type: "bench" }),
     note: NOTE,
@@ -18,7 +21,8 @@ export function render({ model, el }) {
   const view = renderCapture(el, model.get("payload"), host);
   const onMsg = (msg) => {
     if (!msg) return;
-    if (msg.type === "kernel") { live.set(msg.key, { tokens: msg.tokens, links: msg.links }); view.redrawDetail(); }
+    if (msg.type === "kernel") { live.set(msg.key, msg); view.redrawDetail(); }
+    if (msg.type === "graph") { graphs.set(msg.key, msg); view.redrawDetail(); }
     if (msg.type === "hello") view.setLive(true);
   };
   const onPayload = () => view.update(model.get("payload"));

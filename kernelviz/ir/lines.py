@@ -1,0 +1,217 @@
+"""Which lines of the kernel's own module each line of a compiled stage comes from.
+
+Each stage names source positions its own way: MLIR (TTIR, TTGIR) ``loc(...)`` with ``#locN`` aliases,
+names, call sites and fused locations; LLVM IR ``!dbg !N`` with ``!DILocation`` metadata (and
+``inlinedAt`` chains); PTX ``.loc`` directives over ``.file`` entries (inlined frames in the comment
+after them); SASS from ``nvdisasm -g``/``-gi`` ``//## File "...", line N`` markers. Positions in other
+files (Triton's ``standard.py``, Inductor's ``triton_helpers.py``) count only through the kernel-file
+frame they were inlined at. Files are matched by base name (the module's name is a content hash).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+Lines = list[list[int]]  # per line of a stage's text: the kernel file's lines it comes from
+
+
+def stage_lines(stage: str, text: str, file: str) -> Lines:
+    """Lines of ``file`` (1-based) behind each line of ``text``, a stage named ``stage``."""
+    parser = _PARSERS.get(stage)
+    if parser is None:
+        return [[] for _ in text.splitlines()]
+    return parser(text, os.path.basename(file))
+
+
+def to_source(lines: Lines, offset: int, count: int) -> Lines:
+    """File lines -> lines of the kernel source shown (line N of the file is N - offset there)."""
+    return [sorted({n - offset for n in found if 0 < n - offset <= count}) for found in lines]
+
+
+def guess_file(ttir: str) -> str | None:
+    """The kernel's module as the TTIR names it (its function's location), where no one said."""
+    m = re.search(r'^#loc\d* = loc\("([^"]+)":\d+:\d+\)', ttir, re.M)
+    return m.group(1) if m else None
+
+
+def _keep(found, base: str) -> list[int]:
+    return sorted({line for path, line in found if line > 0 and os.path.basename(path) == base})
+
+
+# MLIR ------------------------------------------------------------------------------------------
+_ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_FILE_POS = re.compile(r":(\d+):(\d+)(?:\s+to\s+:?\d+(?::\d+)?)?")
+_ALIAS_REF = re.compile(r"#loc\d*")
+_LOC_START = re.compile(r"(?<![\w#])loc\(")
+
+
+class _MlirLocs:
+    """A small parser of MLIR location attributes, with the module's ``#loc`` aliases resolved."""
+
+    def __init__(self, text: str):
+        self.aliases = {m.group(1): m.group(2) for m in map(_ALIAS.match, text.splitlines()) if m}
+        self.resolved: dict[str, list[tuple[str, int]]] = {}
+
+    def alias(self, name: str) -> list[tuple[str, int]]:
+        if name not in self.resolved:
+            self.resolved[name] = []  # a cycle resolves to nothing
+            expr = self.aliases.get(name)
+            self.resolved[name] = self.parse(expr, 0)[0] if expr is not None else []
+        return self.resolved[name]
+
+    def parse(self, s: str, i: int) -> tuple[list[tuple[str, int]], int]:
+        """One location starting at ``s[i]``: the (file, line) pairs in it, and where it ends."""
+        while i < len(s) and s[i] == " ":
+            i += 1
+        if m := _ALIAS_REF.match(s, i):
+            return self.alias(m.group(0)), m.end()
+        if s.startswith("unknown", i):
+            return [], i + len("unknown")
+        if s.startswith("callsite(", i):
+            callee, i = self.parse(s, i + len("callsite("))
+            i = self._expect(s, i, " at ")
+            caller, i = self.parse(s, i)
+            return callee + caller, self._expect(s, i, ")")
+        if s.startswith("fused", i):
+            return self._fused(s, i + len("fused"))
+        if m := _STRING.match(s, i):
+            i = m.end()
+            if pos := _FILE_POS.match(s, i):
+                return [(m.group(1), int(pos.group(1)))], pos.end()
+            if s.startswith("(", i):
+                inner, i = self.parse(s, i + 1)
+                return inner, self._expect(s, i, ")")
+            return [], i
+        raise ValueError(f"unexpected location at {s[i:i + 20]!r}")
+
+    def _fused(self, s: str, i: int) -> tuple[list[tuple[str, int]], int]:
+        if s.startswith("<", i):  # fused<metadata>[...]
+            depth = 0
+            while i < len(s):
+                depth += {"<": 1, ">": -1}.get(s[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+        i = self._expect(s, i, "[")
+        found: list[tuple[str, int]] = []
+        while True:
+            part, i = self.parse(s, i)
+            found += part
+            if s.startswith(",", i):
+                i += 1
+                continue
+            return found, self._expect(s, i, "]")
+
+    @staticmethod
+    def _expect(s: str, i: int, token: str) -> int:
+        if not s.startswith(token, i):
+            raise ValueError(f"expected {token!r} at {s[i:i + 20]!r}")
+        return i + len(token)
+
+
+def _mlir(text: str, base: str) -> Lines:
+    locs = _MlirLocs(text)
+    out: Lines = []
+    for line in text.splitlines():
+        found: list[tuple[str, int]] = []
+        if not _ALIAS.match(line):
+            for m in _LOC_START.finditer(line):
+                try:
+                    found += locs.parse(line, m.end())[0]
+                except ValueError:
+                    continue
+        out.append(_keep(found, base))
+    return out
+
+
+# LLVM IR ---------------------------------------------------------------------------------------
+_METADATA = re.compile(r"^!(\d+) = (?:distinct )?!(\w+)\((.*)\)\s*$")
+_FIELD = re.compile(r'(\w+): (?:!(\d+)|"((?:[^"\\]|\\.)*)"|(-?\d+))')
+_DBG = re.compile(r"!dbg !(\d+)")
+
+
+def _llvm(text: str, base: str) -> Lines:
+    nodes: dict[str, tuple[str, dict[str, str]]] = {}
+    for line in text.splitlines():
+        if m := _METADATA.match(line):
+            fields = {f.group(1): f.group(2) or f.group(3) or f.group(4) or "" for f in _FIELD.finditer(m.group(3))}
+            nodes[m.group(1)] = (m.group(2), fields)
+
+    def file_of(ref: str | None, depth: int = 0) -> str:
+        kind, fields = nodes.get(ref or "", ("", {}))
+        if kind == "DIFile":
+            return fields.get("filename", "")
+        if "file" in fields:
+            return file_of(fields["file"], depth + 1)
+        return file_of(fields.get("scope"), depth + 1) if depth < 32 and "scope" in fields else ""
+
+    def positions(ref: str, depth: int = 0) -> list[tuple[str, int]]:
+        kind, fields = nodes.get(ref, ("", {}))
+        if kind not in ("DILocation", "DISubprogram") or depth > 64:
+            return []
+        here = [(file_of(fields.get("scope") if kind == "DILocation" else ref), int(fields.get("line", 0)))]
+        return here + (positions(fields["inlinedAt"], depth + 1) if "inlinedAt" in fields else [])
+
+    out: Lines = []
+    for line in text.splitlines():
+        m = _DBG.search(line) if not line.startswith("!") else None
+        out.append(_keep(positions(m.group(1)), base) if m else [])
+    return out
+
+
+# PTX -------------------------------------------------------------------------------------------
+_PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+((?:"[^"]*"\s*,?\s*)+)')
+_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
+_PTX_INLINED = re.compile(r"inlined_at\s+(\d+)\s+(\d+)")
+_PTX_COMMENT_FRAME = re.compile(r"@\[\s*([^\s:]+):(\d+)")
+
+
+def _ptx(text: str, base: str) -> Lines:
+    files = {}
+    for line in text.splitlines():
+        if m := _PTX_FILE.match(line):
+            files[m.group(1)] = re.findall(r'"([^"]*)"', m.group(2))[-1]
+    out: Lines = []
+    current: list[int] = []
+    for line in text.splitlines():
+        if m := _PTX_LOC.match(line):
+            found = [(files.get(m.group(1), ""), int(m.group(2)))]
+            found += [(files.get(f, ""), int(n)) for f, n in _PTX_INLINED.findall(m.group(3))]
+            found += [(name, int(n)) for name, n in _PTX_COMMENT_FRAME.findall(m.group(3))]
+            current = _keep(found, base)
+        elif line.startswith("}") or line.lstrip().startswith(".section"):
+            current = []
+        out.append(current)
+    return out
+
+
+# SASS ------------------------------------------------------------------------------------------
+_SASS_MARK = re.compile(r'^\s*//## File "([^"]*)", line (\d+)(.*)$')
+_SASS_INLINED = re.compile(r'inlined at "([^"]*)", line (\d+)')
+_SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/")
+
+
+def _sass(text: str, base: str) -> Lines:
+    out: Lines = []
+    current: list[int] = []
+    in_block = False
+    for line in text.splitlines():
+        if m := _SASS_MARK.match(line):
+            found = [(m.group(1), int(m.group(2)))] + [(f, int(n)) for f, n in _SASS_INLINED.findall(m.group(3))]
+            mine = _keep(found, base)
+            current = sorted(set(current) | set(mine)) if in_block else mine
+            in_block = True
+            out.append(mine)
+            continue
+        in_block = False
+        if line.startswith("//----"):
+            current = []
+        out.append(current if _SASS_INSTRUCTION.match(line) else [])
+    return out
+
+
+_PARSERS: dict[str, Callable[[str, str], Lines]] = {"ttir": _mlir, "ttgir": _mlir, "llir": _llvm, "ptx": _ptx,
+                                                   "sass": _sass}

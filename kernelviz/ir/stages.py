@@ -1,0 +1,147 @@
+"""Read a Triton kernel's compiled stages from Triton's cache folder, and its SASS from the cubin.
+
+The folder is named by the chosen launcher's ``cache_hash``; the ``.json`` beside the stages is Triton's
+metadata of that binary, whose ``hash`` encodes the folder's name (base32), which is checked before any
+file is trusted. SASS comes from CUDA's ``nvdisasm`` (``-gi``, else ``-g``: with line markers), else
+``cuobjdump --dump-sass``, where either tool exists.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..model import IRStage
+from .lines import Lines
+
+FILE_STAGES = ("ttir", "ttgir", "llir", "ptx")
+STAGES = FILE_STAGES + ("sass",)
+MAX_STAGE_BYTES = 64 * 1024  # per stage; the rest is left out with a visible marker
+OPTION_KEYS = ("name", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
+               "debug", "arch", "shared", "ptx_version", "triton_version")
+_TOOL_TIMEOUT_S = 60
+
+
+class StageError(RuntimeError):
+    """A stage could not be read (the message says why, in one line)."""
+
+
+def cache_root() -> str:
+    """Triton's cache folder in this process (its knob, else its environment variable and default)."""
+    try:
+        from triton import knobs
+
+        return knobs.cache.dir
+    except (ImportError, AttributeError):
+        pass
+    try:
+        from triton.runtime.cache import default_cache_dir
+    except ImportError:
+        raise StageError("Triton is not installed here") from None
+    return os.getenv("TRITON_CACHE_DIR", "").strip() or default_cache_dir()
+
+
+def folder_hash(metadata_hash: str) -> str:
+    """The folder name Triton's cache gives a binary whose metadata ``hash`` (hex) is this."""
+    return base64.b32encode(bytes.fromhex(metadata_hash)).decode().rstrip("=")
+
+
+def binary_folder(cache_hash: str, name: str) -> tuple[Path, dict]:
+    """The cache folder of ``cache_hash`` and the metadata of kernel ``name`` in it, once checked."""
+    folder = Path(cache_root()) / cache_hash
+    meta_path = folder / f"{name}.json"
+    if not meta_path.is_file():
+        raise StageError(f"Triton's cache has no {name}.json in {folder}")
+    meta = json.loads(meta_path.read_text())
+    if meta.get("name", name) != name or ("hash" in meta and folder_hash(meta["hash"]) != cache_hash):
+        raise StageError(f"{meta_path} describes another binary than the launcher's ({cache_hash})")
+    return folder, meta
+
+
+def read_stage(folder: Path, name: str, stage: str) -> str:
+    path = folder / f"{name}.{stage}"
+    if not path.is_file():
+        raise StageError(f"no {stage} in Triton's cache folder {folder}")
+    return path.read_text(errors="replace")
+
+
+def _tool(name: str) -> str | None:
+    """CUDA tool ``name``: Triton's own copy (its knob), else on PATH, else CUDA's bin folder."""
+    try:
+        from triton import knobs
+
+        return getattr(knobs.nvidia, name).path
+    except Exception:  # noqa: BLE001 - Triton raises RuntimeError when it has no such tool
+        pass
+    found = shutil.which(name)
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", name), os.X_OK):
+            return os.path.join(root, "bin", name)
+    return None
+
+
+def disassemble(cubin: Path) -> tuple[str, str]:
+    """The command and the SASS of a cubin with line markers: ``nvdisasm -c -gi`` (``-g`` where -gi fails),
+    else ``cuobjdump --dump-sass``."""
+    commands = []
+    if nvdisasm := _tool("nvdisasm"):
+        commands += [[nvdisasm, "-c", "-gi", str(cubin)], [nvdisasm, "-c", "-g", str(cubin)]]
+    if cuobjdump := _tool("cuobjdump"):
+        commands.append([cuobjdump, "--dump-sass", str(cubin)])
+    if not commands:
+        raise StageError("no SASS: neither nvdisasm nor cuobjdump (CUDA's tools) is installed here")
+    errors = []
+    for command in commands:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=_TOOL_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            errors.append(f"{os.path.basename(command[0])}: {type(exc).__name__}")
+            continue
+        if done.returncode == 0 and done.stdout.strip():
+            return " ".join([os.path.basename(command[0])] + command[1:-1]), done.stdout
+        errors.append(f"{os.path.basename(command[0])} {command[-2]}: {done.stderr.strip().splitlines()[-1:]}")
+    raise StageError("no SASS: " + "; ".join(errors))
+
+
+def _metadata(stage: str, rows: list[str]) -> set[int]:
+    """Rows that only carry line information, which the links already hold: MLIR's ``#loc`` aliases and
+    PTX's DWARF sections."""
+    if stage in ("ttir", "ttgir"):
+        return {i for i, row in enumerate(rows) if row.startswith("#loc")}
+    if stage == "ptx":
+        start = next((i for i, row in enumerate(rows) if row.startswith("\t.section\t.debug")), len(rows))
+        return set(range(start, len(rows)))
+    return set()
+
+
+def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: str = "") -> IRStage:
+    """The stage as the capture keeps it: without rows of line information only, at most ``cap`` bytes cut
+    at a line end, and a marker line for each part left out, with its size."""
+    rows = text.splitlines(keepends=True)
+    sizes = [len(row.encode("utf-8", "replace")) for row in rows]
+    dropped = _metadata(name, rows)
+    shown = [i for i in range(len(rows)) if i not in dropped]
+    kept, used = [], 0
+    for i in shown:
+        if used + sizes[i] > cap:
+            break
+        kept.append(i)
+        used += sizes[i]
+    markers = []
+    if dropped:
+        what = "location aliases (#loc)" if name in ("ttir", "ttgir") else "DWARF debug sections"
+        markers.append(f"… {sum(sizes[i] for i in dropped):,} bytes of {what} left out: "
+                       "the links to source lines come from them\n")
+    if len(kept) < len(shown):
+        left = sum(sizes[i] for i in shown[len(kept):])
+        markers.append(f"… truncated: {left:,} more bytes left out (kernelviz keeps {cap:,} bytes per stage)\n")
+    body = "".join(rows[i] if rows[i].endswith("\n") else rows[i] + "\n" for i in kept)
+    return IRStage(name=name, text=body + "".join(markers), bytes=sum(sizes), truncated_bytes=sum(sizes) - used,
+                   source_lines=[lines[i] if i < len(lines) else [] for i in kept] + [[] for _ in markers],
+                   tool=tool)

@@ -1,0 +1,275 @@
+"""Record what the repro scripts need while a graph is timed: in one more run of its instrumented
+``call()`` on the timing's inputs, each launch's grid (``Launch.grid``) and, for each kernel's first launch
+and for ``call()`` itself, the arguments' specs (``ReproRecord``); then the expected outputs: those of the
+captured code (Inductor's own launchers, C++ bindings and ``call()``) run on inputs made from the specs by
+the same harness the scripts use. That run makes up inputs, which can fault a kernel (an index computed
+from random data), so it runs in a child process: a fault there only costs that record."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..bench.instrument import instrument
+from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
+from . import child as child_process
+from . import harness
+from .script import module_code
+
+KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")
+CHILD_TIMEOUT_S = 900
+
+
+def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> None:
+    """Fill ``Launch.grid``, ``Kernel.repro`` and ``Graph.repro`` of ``graph`` (all but the expected outputs,
+    which :func:`expect` adds for all timed graphs at once); a failure is a graph warning."""
+    import torch
+
+    try:
+        calls = _run(graph, namespace, make_args)
+        for kernel in graph.kernels:
+            kernel.repro = calls.get(kernel.name)
+    except Exception as exc:  # noqa: BLE001 - the repro is extra: timing and the capture stay usable
+        if isinstance(exc, torch.cuda.OutOfMemoryError):
+            torch.cuda.empty_cache()
+        reason = f"repro not recorded: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        graph.warnings.append(reason)
+        graph.repro = ReproRecord(error=reason)  # nothing half-recorded is offered as a repro
+        for kernel in graph.kernels:
+            kernel.repro = kernel.repro or ReproRecord(error=reason)
+
+
+def _run(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> dict[str, ReproRecord]:
+    """One run of the instrumented call(): specs of call()'s inputs and of each kernel's first launch."""
+    inst = instrument(graph, namespace)
+    recorded, kept = inst.recorded, {}
+    kernel_launches = {item.index for item in graph.launches if item.kernel_name}
+
+    @contextlib.contextmanager
+    def launch(index: int):
+        recorded.current = index
+        yield
+        if index in kernel_launches and index in recorded.args:  # integer inputs are as the kernel read them
+            kept[index] = [_spec_values(a) for a in recorded.args[index][0]]
+
+    args = make_args()
+    names = [spec.name for spec in graph.inputs]
+    graph.repro = ReproRecord(args=[arg_spec(names[i] if i < len(names) else f"arg{i}", a, _spec_values(a))
+                                    for i, a in enumerate(args)])
+    inst.set_range(launch)
+    recorded.active = True
+    try:
+        inst.call(args)
+    finally:
+        recorded.active = False
+        inst.set_range(None)
+    calls: dict[str, tuple] = {}
+    for item in graph.launches:
+        if item.kernel_name in inst.kernels and item.index in recorded.args:
+            obj = inst.kernels[item.kernel_name]
+            call_args, kwargs = recorded.args[item.index]
+            item.grid = _grid(obj, call_args)
+            if item.kernel_name not in calls:
+                calls[item.kernel_name] = _launch_record(graph.kernel(item.kernel_name), obj, item.index, call_args,
+                                                         kwargs, kept.get(item.index, []), item.grid)
+    return calls
+
+
+def _spec_values(value: Any) -> str | None:
+    """The storage of a small integer or bool tensor, as base64 (the values a repro keeps)."""
+    import torch
+
+    if (isinstance(value, torch.Tensor) and not value.is_floating_point() and not value.is_complex()
+            and value.untyped_storage().nbytes() <= KEEP_BYTES):
+        storage = value.untyped_storage().nbytes() // value.element_size()
+        return harness._raw(value.as_strided((storage,), (1,), 0))
+    return None
+
+
+def arg_spec(name: str, value: Any, values: str | None = None, zero: bool = False) -> ArgSpec:
+    """The spec of one argument; ``values`` keeps an integer tensor's storage, ``zero`` asks for zeros."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        spec = ArgSpec(name, "tensor", dtype=str(value.dtype).removeprefix("torch."), shape=list(value.shape),
+                       stride=list(value.stride()), offset=value.storage_offset(),
+                       storage=value.untyped_storage().nbytes() // value.element_size(), device=str(value.device))
+        if zero:
+            spec.fill = "zeros"
+        elif values is not None:
+            spec.fill, spec.values = "values", values
+        return spec
+    for kind, tp in (("bool", bool), ("int", int), ("float", float)):
+        if isinstance(value, tp):
+            return ArgSpec(name, kind, value=tp(value))
+    return ArgSpec(name, "none") if value is None else ArgSpec(name, "other", value=repr(value)[:200])
+
+
+def _grid(obj: Any, args: tuple) -> list[int] | None:
+    """The grid Inductor's launcher computes for these arguments (``_interpret_args_grid``, torch 2.11+)."""
+    launchers, interpret = getattr(obj, "launchers", None), getattr(obj, "_interpret_args_grid", None)
+    if not launchers or interpret is None:
+        return None
+    try:
+        return [int(g) for g in interpret(tuple(args), launchers[0].config)[1]]
+    except Exception:  # noqa: BLE001 - an unknown grid is left unknown
+        return None
+
+
+def _call_names(kernel: Kernel, obj: Any, count: int) -> list[str]:
+    """The parameters a launch's positional arguments go to: for Triton, the function's parameters but
+    those annotated ``tl.constexpr`` (a size Inductor specialised to a constant is still passed)."""
+    fn = getattr(obj, "fn", None)
+    if kernel.kind.startswith("triton") and hasattr(fn, "arg_names") and hasattr(fn, "constexprs"):
+        return [name for i, name in enumerate(fn.arg_names) if i not in set(fn.constexprs)]
+    return kernel.params() or [f"arg{i}" for i in range(count)]
+
+
+def _launch_record(kernel: Kernel, obj: Any, index: int, args: tuple, kwargs: dict, kept: list,
+                   grid: list[int] | None) -> ReproRecord:
+    names = _call_names(kernel, obj, len(args))
+    if len(names) != len(args):
+        return ReproRecord(launch=index, error=f"{len(args)} arguments for the {len(names)} parameters of "
+                                               f"{kernel.name}'s signature")
+    zero = set(getattr(obj, "reset_to_zero_arg_names", None) or [])
+    specs = [arg_spec(name, a, kept[i] if i < len(kept) and not _is_output(kernel, name) else None, name in zero)
+             for i, (name, a) in enumerate(zip(names, args))]
+    rec = ReproRecord(launch=index, args=specs, grid=grid)
+    if kernel.kind.startswith("triton"):
+        config = obj.launchers[0].config
+        arg_names = set(getattr(getattr(obj, "fn", None), "arg_names", None) or [])
+        constants = (kernel.triton_meta or {}).get("constants") or {}
+        rec.constants = {k: v for k, v in constants.items() if k in arg_names and k not in names} | dict(config.kwargs)
+        options = (kernel.ir.options if kernel.ir else {}) or {
+            "num_warps": config.num_warps, "num_stages": config.num_stages,
+            "enable_fp_fusion": (kernel.triton_meta or {}).get("enable_fp_fusion", True)}
+        rec.options = {k: options[k] for k in LAUNCH_OPTIONS if k in options}
+        if grid is None:
+            rec.error = "this torch's launcher does not give the launch's grid (_interpret_args_grid)"
+    elif kernel.kind == "jiterator":
+        rec.constants = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float))}
+        rec.options = {"return_by_ref": bool(getattr(obj, "return_by_ref", False)),
+                       "num_outputs": int(getattr(obj, "num_outputs", 1))}
+    return rec
+
+
+def _is_output(kernel: Kernel, name: str) -> bool:
+    """Whether the kernel writes parameter ``name``: by Inductor's naming, its mutated args, C++ constness."""
+    if kernel.kind == "cpp":
+        types = dict(zip(kernel.params(), kernel.arg_types or []))
+        return "*" in types.get(name, "") and "const" not in types.get(name, "")
+    return name.startswith(("out_ptr", "in_out_ptr")) or name in ((kernel.inductor_meta or {}).get(
+        "mutated_arg_names") or [])
+
+
+def expect(graphs: list[Graph], progress: Any = True) -> None:
+    """Fill the expected outputs of the graphs' records: one child process runs the captured code on inputs
+    made from the specs (a new one goes on after a job that ends it; that job's record says why).
+    ``progress`` as ``bench`` takes it: True, False or ``report(done, total, label)``."""
+    records: list[ReproRecord] = []
+    jobs: list[dict] = []
+    codes: list[str] = []
+    for graph in graphs:
+        items = [(k.repro, k) for k in graph.kernels if k.repro is not None and k.repro.error is None]
+        items += [(graph.repro, None)] if graph.repro is not None and graph.repro.error is None else []
+        for rec, kernel in items:
+            records.append(rec)
+            jobs.append({"graph": len(codes), "kernel": kernel.name if kernel else None,
+                         "args": [dataclasses.asdict(a) for a in rec.args], "constants": rec.constants,
+                         "options": rec.options,
+                         "outputs": None if kernel is None or kernel.kind == "jiterator" else
+                         [a.name for a in rec.args if _is_output(kernel, a.name)]})
+        codes += [module_code(graph)] if items else []
+    bar = _Progress(len(jobs), progress)
+    start = 0
+    while start < len(jobs):
+        answers, crash = _child(codes, jobs, start, bar)
+        for index, answer in answers.items():
+            if isinstance(answer, dict):
+                records[index].error = answer["error"]
+            else:
+                records[index].expected = [OutputCheck(**summary) for summary in answer]
+        start = max(answers, default=start - 1) + 1
+        if crash and start < len(jobs):  # the child died in this job without a word
+            records[start].error = f"the captured code crashed on inputs made from the specs: {crash}"
+            start += 1
+    bar.close()
+
+
+class _Progress:
+    """Progress of the child's jobs, as ``bench`` shows its own: to a ``report(done, total, label)`` callback
+    (the panel's bar), or a text bar on stderr for ``True``."""
+
+    def __init__(self, total: int, progress: Any):
+        self.total, self.done, self.report, self.bar = total, 0, None, None
+        if not progress or not total:
+            return
+        if callable(progress):
+            self.report = progress
+            progress(0, total, "recording the repro scripts' expected outputs")
+            return
+        try:
+            from tqdm.std import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=total, desc="kernelviz: recording repro outputs", unit="launch", leave=False)
+
+    def step(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        if self.report is not None:
+            self.report(self.done, self.total, f"recorded the expected outputs of {self.done} of {self.total} launches")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tuple[dict[int, Any], str | None]:
+    """Answers of jobs ``start...`` from one child process, and how it died in the first unanswered one
+    (None where it answered them all or stopped after a reported CUDA error)."""
+    answers: dict[int, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="kernelviz-expected-") as folder:
+        path = Path(folder) / "jobs.json"
+        path.write_text(json.dumps({"codes": codes, "jobs": jobs[start:]}))
+        env = os.environ | {"TORCHINDUCTOR_COMPILE_THREADS": "1", "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).resolve().parents[2])] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+        errors = (Path(folder) / "stderr").open("w+")  # a file: a chatty child cannot block on a full pipe
+        child = subprocess.Popen([sys.executable, "-m", "kernelviz.repro.child", str(path)], stdout=subprocess.PIPE,
+                                 stderr=errors, text=True, env=env)
+        timer = threading.Timer(CHILD_TIMEOUT_S, child.kill)
+        timer.start()
+        ready = False
+        try:
+            for line in child.stdout:
+                if not line.startswith(child_process.MARK + " "):
+                    continue
+                _, index, *payload = line.rstrip("\n").split(" ", 2)
+                if index == "ready":
+                    ready = True
+                    continue
+                answers[start + int(index)] = json.loads(payload[0])
+                bar.step()
+            child.wait()
+            errors.seek(0)
+            error = errors.read()
+        finally:
+            timer.cancel()
+            errors.close()
+    last = (error.strip().splitlines() or [f"exit status {child.returncode}"])[-1][:300]
+    if not ready:  # not even started: every job says so, and no other child is tried
+        return {i: {"error": f"kernelviz's child process did not start: {last}"} for i in range(start, len(jobs))}, None
+    if len(answers) == len(jobs) - start or child.returncode == child_process.CUDA_LOST:
+        return answers, None
+    return answers, last

@@ -1,0 +1,76 @@
+"""What the panel shows of a kernel's compiled stages and repro: per stage its text, pygments tokens and
+line links (``lines[i]``: the kernel source lines that line ``i`` comes from), the binary facts, and the
+repro script (or the one-line reason there is none)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Kernel
+from .highlight import tokens
+
+STAGE_LANGUAGE = {"ttir": "text", "ttgir": "text", "llir": "llvm", "ptx": "ptx", "sass": "gas"}  # no MLIR lexer
+STAGE_TITLE = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM IR", "ptx": "PTX", "sass": "SASS"}
+
+
+def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
+    """The stages of ``kernel`` for display; empty with a reason where none were kept. With ``text`` (the
+    live widget's answer) each stage's text, line links and pygments tokens; without, only what the model
+    does not say (a saved payload has text and links in the model, and draws the stages unhighlighted:
+    their tokens would add about as much as the text)."""
+    ir = kernel.ir
+    if ir is None:
+        reason = ("compiled stages are kept for Triton kernels captured on a GPU" if kernel.kind.startswith("triton")
+                  else f"{kernel.kind} kernels have no Triton stages")
+        return {"stages": [], "notes": [reason], "facts": None}
+    stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name), "bytes": s.bytes,
+               "truncated_bytes": s.truncated_bytes, "tool": s.tool}
+              | ({"text": s.text, "lines": s.source_lines,
+                  "tokens": list(tokens(s.text, STAGE_LANGUAGE.get(s.name, "text")))} if text else {})
+              for s in ir.stages]
+    return {"stages": stages, "notes": list(ir.notes), "facts": facts(kernel)}
+
+
+def facts(kernel: Kernel) -> dict[str, Any] | None:
+    """Registers, spills, shared memory and occupancy, each with what it is."""
+    ir = kernel.ir
+    if ir is None:
+        return None
+    occ = ir.occupancy
+    return {"registers per thread": ir.num_regs, "spills": ir.num_spills,
+            "shared memory (B per block)": ir.shared_bytes, "num_warps": ir.options.get("num_warps"),
+            "num_stages": ir.options.get("num_stages"), "arch": ir.options.get("arch"),
+            "occupancy": None if occ is None else {
+                "blocks per SM": occ.blocks_per_sm, "limited by": occ.limited_by,
+                "warps per SM": f"{occ.warps_per_sm} of {occ.max_warps_per_sm} "
+                                f"({100 * occ.warps_per_sm / occ.max_warps_per_sm:.0f}% theoretical)",
+                "blocks by registers": occ.by_registers, "blocks by shared memory": occ.by_shared_memory,
+                "blocks by threads": occ.by_threads, "blocks by device limit": occ.by_blocks,
+                "device": occ.device}}
+
+
+def repro_view(kernel: Kernel) -> dict[str, Any]:
+    """The repro script of ``kernel``, or why there is none (one line)."""
+    from ..repro import ReproError, kernel_script
+
+    try:
+        return {"script": kernel_script(kernel), "reason": None}
+    except ReproError as exc:
+        return {"script": None, "reason": str(exc)}
+
+
+def kernel_extras(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
+    """Everything of this module for one kernel: the live widget's answer (``text``) or the saved annex."""
+    return {"ir": stages_view(kernel, text=text), "repro": repro_view(kernel)}
+
+
+def strip_stages(data: dict[str, Any]) -> None:
+    """Leave the stages' text, line links and repro records out of a capture's JSON (the live widget asks
+    for them per kernel)."""
+    for graph in data.get("graphs", []):
+        if graph.get("repro"):
+            graph["repro"] = None
+        for kernel in graph.get("kernels", []):
+            kernel["repro"] = None
+            for stage in (kernel.get("ir") or {}).get("stages", []):
+                stage["text"], stage["source_lines"] = "", []
