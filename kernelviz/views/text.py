@@ -43,8 +43,8 @@ def headline(capture: Capture) -> str:
     parts += [f"{name} {version}" for name, version in (("torch", capture.torch_version),
                                                          ("triton", capture.triton_version)) if version]
     if capture.rank is not None:
-        parts.append(f"rank {capture.rank} of {capture.world_size} on {capture.host} ({capture.device}, "
-                     f"{capture.backend})")
+        where = ", ".join(x for x in (capture.device, capture.backend) if x)
+        parts.append(f"rank {capture.rank} of {capture.world_size} on {capture.host} ({where})")
     return "kernelviz: " + ", ".join(parts)
 
 
