@@ -17,33 +17,39 @@ from .model import (
     Graph,
     Kernel,
     Launch,
+    Ranks,
 )
 from .parse import ParseError
+from .ranks import load_ranks
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
-           "ParseError", "capture", "calibrate", "DevicePeaks", "diff", "Diff",
+           "ParseError", "capture", "calibrate", "DevicePeaks", "diff", "Diff", "Ranks", "load_ranks",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False):
+def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False, profile: bool | None = None):
     """Capture every graph Inductor compiles or runs in this thread inside ``with kernelviz.capture() as cap:``.
 
     Inductor's caches stay on: a graph loaded from the FX graph cache gets its kernels' metadata from
     what kernelviz stored beside the cache when it was compiled (or, where nothing was stored, from
     generating that graph's code again). ``fresh_compile=True`` turns the FX graph cache off inside
     the block, so that every graph goes through code generation. ``bench`` times every graph when
-    the block exits, on the tensors it ran with; with ``repros`` that timing also records what
-    ``kernel.to_repro()`` and ``graph.to_repro()`` need (seconds more).
+    the block exits, on the tensors it ran with (on every rank of a torch.distributed job at once, where
+    graphs hold collectives); with ``repros`` that timing also records what ``kernel.to_repro()`` and
+    ``graph.to_repro()`` need (seconds more). ``profile`` runs the block under torch.profiler and splits its
+    time into compute, communication and idle (``cap.step``); by default it does so when ``bench`` is set in
+    a torch.distributed job.
     """
     from .recorder import CaptureSession
 
-    return CaptureSession(fresh_compile=fresh_compile, bench=bench, repros=repros)
+    return CaptureSession(fresh_compile=fresh_compile, bench=bench, repros=repros, profile=profile)
 
 
-def load(source: str | Path) -> Capture:
+def load(source: str | Path) -> Capture | Ranks:
     """A capture from a capture's ``.json`` file, or from saved Inductor output code: a path, a directory,
-    or the code text.
+    or the code text. ``load("runs/step")`` reads the files ``runs/step.rank<N>.json`` that the ranks of a
+    job saved (``cap.save("runs/step")``) into one :class:`Ranks` (see :func:`load_ranks`).
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line naming the file (and for JSON the
     field, or the schema version) and what was expected, for any input that is neither.

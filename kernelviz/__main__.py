@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                           description="Print a summary of a capture; optionally write its HTML report and JSON. "
                           "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=EXAMPLES,
                           formatter_class=raw)
-    show.add_argument("path", help="output code, a folder, a TORCH_LOGS or TORCH_TRACE log, or a capture .json")
+    show.add_argument("path", help="output code, a folder, a TORCH_LOGS or TORCH_TRACE log, a capture .json, or "
+                      "the prefix of a job's rank files (runs/step for runs/step.rank<N>.json)")
     show.add_argument("-o", "--out", metavar="REPORT.html", help="write the self-contained HTML report here")
     show.add_argument("--json", metavar="CAPTURE.json", help="write the capture as JSON here")
     diff = sub.add_parser("diff", help="compare two captures: matched kernels, what changed, time deltas",
@@ -130,13 +131,17 @@ def _one_line(exc: BaseException) -> str:
 
 
 def read(path: str):
-    """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`) from ``path``; CaptureError names the file."""
-    from . import load
+    """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`; for the prefix of a job's rank files,
+    a :class:`Ranks`) from ``path``; CaptureError names the file."""
+    from . import load, load_ranks
     from .compare import Diff
     from .model import Capture, CaptureError, loads
+    from .ranks import rank_files
 
     expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
     p = Path(path)
+    if not p.exists() and rank_files(p):
+        return load_ranks(p)
     if not p.exists():
         raise CaptureError(f"{path}: no such file or folder")
     try:
@@ -171,11 +176,14 @@ def _write(obj, html: str | None, json_path: str | None) -> None:
 
 def _show(args) -> int:
     from .compare import Diff
+    from .model import Ranks
     from .views.diff_text import summary as diff_summary
+    from .views.ranks_text import summary as ranks_summary
     from .views.text import summary
 
     obj = read(args.path)
-    print(diff_summary(obj) if isinstance(obj, Diff) else summary(obj))
+    print(diff_summary(obj) if isinstance(obj, Diff) else ranks_summary(obj) if isinstance(obj, Ranks)
+          else summary(obj))
     _write(obj, args.out, args.json)
     return 0
 

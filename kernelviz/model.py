@@ -18,6 +18,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 try:
@@ -97,7 +98,7 @@ class LaunchTiming:
     device_kernels: list[str] = field(default_factory=list)
     error: str | None = None
     # roofline (issue: timing you can trust)
-    bound: str | None = None  # "memory", "compute", "latency", or None where unknown
+    bound: str | None = None  # "memory", "compute", "latency", "communication" (a collective), or None where unknown
     dtype: str | None = None  # the dtype whose compute peak pct_peak_flops is taken against
     bytes_estimate: int | None = None  # Inductor's own estimate (kernel_num_gb)
     bytes_args: int | None = None  # the sizes of the tensor arguments (in_out counted twice)
@@ -257,6 +258,26 @@ class Kernel:
         return kernel_script(self)
 
 
+# ranks (issue 14): a torch.distributed collective among call()'s launches
+@dataclass
+class Collective:
+    """A collective that ``call()`` runs (``torch.ops._c10d_functional.*``): what it moves, over which group,
+    and, once timed, its bus bandwidth (the launch's own timing holds its device time)."""
+
+    op: str  # "all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "wait_tensor", ... (no "_", "_out")
+    group: str | None = None  # the process group's name as call() passes it ("0": the default group)
+    group_ranks: list[int] | None = None  # the group's global ranks, where the capture could resolve its name
+    reduce_op: str | None = None  # "sum", "avg", ...
+    # message size as nccl-tests counts it: the buffer (all_reduce, broadcast, all_to_all), the gathered
+    # output (all_gather), the input that is scattered (reduce_scatter); None where a size is symbolic
+    bytes: int | None = None
+    waits_on: int | None = None  # wait_tensor: the index of the launch whose result it waits for
+    algo_gb_per_s: float | None = None  # bytes / in-graph device time
+    bus_gb_per_s: float | None = None  # algo_gb_per_s x NCCL's bus factor (2(n-1)/n all_reduce, (n-1)/n gathers)
+    alone_bus_gb_per_s: float | None = None  # from the collective's time alone, back to back (as nccl-tests)
+    wait_ms: float | None = None  # wait_tensor: how long the stream (GPU) or the thread (CPU) stood waiting
+
+
 @dataclass
 class Launch:
     """One step of ``call()`` that runs work: a generated-kernel launch or an extern call."""
@@ -273,12 +294,12 @@ class Launch:
     line: int = 0  # 1-based line in the graph's output code
     text: str = ""
     timing: LaunchTiming | None = None
+    collective: Collective | None = None  # ranks (issue 14): set where the launch is a collective
     grid: list[int] | None = None  # deep inspection (issue 12): the launch's grid, recorded while timing
 
     @property
     def name(self) -> str:
         return self.kernel_name or self.op or "?"
-
 
 
 @dataclass
@@ -377,6 +398,33 @@ class Graph:
         return graph_script(self)
 
 
+# ranks (issue 14): how one rank spent the captured block
+@dataclass
+class StepCollective:
+    """The communication of a captured block, by operation (e.g. DDP's bucket all-reduces)."""
+
+    op: str  # "all_reduce", "all_gather", "reduce_scatter", ... (from the NCCL kernel or c10d op name)
+    calls: int
+    ms: float  # device time (GPU) or wall time (CPU) of its kernels or ops
+    kernels: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StepSplit:
+    """Where the captured block's time went on this rank, from torch.profiler over the block. The four
+    parts do not overlap and add up to ``window_ms``: on a GPU, the device from its first activity in the
+    block to its last; on the CPU, the block's wall time over every thread."""
+
+    unit: str  # "gpu" or "cpu"
+    window_ms: float
+    compute_ms: float  # computing, no communication at the same time
+    comm_ms: float  # communicating with nothing else to do: exposed communication
+    overlap_ms: float  # computing while communicating
+    idle_ms: float  # neither (launch overhead, Python, waiting on the host)
+    collectives: list[StepCollective] = field(default_factory=list)
+    note: str = ""  # e.g. that the block compiled graphs, so its idle time holds the compile
+
+
 class Document:
     """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
     page's and the MIME bundle's, relative to this package) are imported only when called."""
@@ -406,6 +454,13 @@ class Capture(Document):
     peaks: DevicePeaks | None = None
     warnings: list[str] = field(default_factory=list)
     dynamo: list[DynamoEvent] = field(default_factory=list)
+    # ranks (issue 14): where the capture sits in a torch.distributed job (all None outside one)
+    rank: int | None = None
+    world_size: int | None = None
+    host: str | None = None
+    device: str | None = None  # "cuda:1", "cpu"
+    backend: str | None = None  # the default group's backend: "nccl", "gloo"
+    step: StepSplit | None = None  # the captured block profiled (capture(profile=True))
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -434,11 +489,7 @@ class Capture(Document):
         (the message gives the version and whether the file is newer or older than this kernelviz).
         Fields it does not know are ignored (e.g. the ``view`` annex of the notebook payload).
         """
-        _check_capture(data)
-        with without_gc():
-            capture = _build(cls, data)
-        capture.schema_version = SCHEMA_VERSION
-        return capture
+        return _versioned(cls, data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Capture:
@@ -466,6 +517,128 @@ class Capture(Document):
         from .bench import bench
 
         return bench(self, **options)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the capture's JSON to ``path``.json, or on a rank of a torch.distributed job to
+        ``path``.rank<N>.json (each rank its own file; ``kernelviz.load(path)`` reads them all)."""
+        base = Path(path)
+        if base.suffix == ".json":
+            base = base.with_suffix("")
+        target = base.parent / f"{base.name}{'' if self.rank is None else f'.rank{self.rank}'}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(self.to_json(), encoding="utf-8")
+        return target
+
+
+# ranks (issue 14): a job's captures side by side, one per rank (kernelviz.load("runs/step"))
+RANKS_FORMAT = "kernelviz-ranks"
+
+
+@dataclass
+class RankInfo:
+    """One rank of a multi-rank capture: where it ran and how it spent the captured block."""
+
+    rank: int
+    host: str | None = None
+    device: str | None = None
+    source: str = ""  # the file it was read from
+    graphs: int = 0
+    step: StepSplit | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RankGraph:
+    """One graph across the ranks: who ran and compiled it, and whether the ranks agree on what it does."""
+
+    id: str
+    kind: str
+    ranks: list[int] = field(default_factory=list)  # ranks whose capture ran it
+    compiled: list[int] = field(default_factory=list)  # ranks that compiled it in their capture (others reused it)
+    missing: list[int] = field(default_factory=list)  # ranks whose capture lacks it
+    kernels_agree: bool | None = None  # None where fewer than two ranks have it
+    collectives_agree: bool | None = None
+    mismatch: str | None = None  # the first difference, one line
+
+
+@dataclass
+class RankLaunch:
+    """One launch of a graph timed on every rank: its times, how far they spread, and who holds the others back."""
+
+    graph: str
+    index: int
+    name: str
+    collective: str | None = None  # the collective's op, for collectives
+    ms: list[float | None] = field(default_factory=list)  # per rank in Ranks.ranks order; empty when summarised
+    stats: dict[str, float] = field(default_factory=dict)  # "p0", "p50", "p90", "p99", "p100" over the ranks
+    spread: float | None = None  # (max - min) / median
+    # the rank that holds the others back, where the spread is above 10%: the slowest for work, the fastest
+    # for a collective (it arrived last: the others' collective time is spent waiting for it)
+    straggler: int | None = None
+    outliers: list[list[float]] = field(default_factory=list)  # [rank, ms], far from the median, worst first
+
+
+@dataclass
+class Ranks(Document):
+    """The captures of one torch.distributed job, one per rank, compared: per graph which ranks ran and
+    compiled it and whether their kernels and collective order agree (a mismatch hangs the job), per launch
+    the time on each rank, and per rank compute vs communication vs idle. Above ``summarise_above`` ranks
+    only percentiles and outlier ranks are kept per launch, and only the reference rank's capture."""
+
+    world_size: int
+    ranks: list[RankInfo] = field(default_factory=list)
+    reference: Capture | None = None  # the lowest rank's capture: the graphs and kernels the panel shows
+    captures: list[Capture] = field(default_factory=list)  # every rank's, in ``ranks`` order; empty when summarised
+    graphs: list[RankGraph] = field(default_factory=list)
+    launches: list[RankLaunch] = field(default_factory=list)
+    summarised: bool = False
+    step_straggler: int | None = None  # the rank with the most compute in the block, where it stands out
+    step_stats: dict[str, dict[str, float]] = field(default_factory=dict)  # "compute_ms"... -> percentiles over ranks
+    warnings: list[str] = field(default_factory=list)
+    format: str = RANKS_FORMAT
+    schema_version: int = SCHEMA_VERSION
+    _views = (".views.ranks_html", ".views.ranks_display")  # the page: the ranks compared, then the reference
+
+    def capture(self, rank: int) -> Capture:
+        """The capture of ``rank`` (only the reference rank's once summarised)."""
+        for info, cap in zip(self.ranks, self.captures):
+            if info.rank == rank:
+                return cap
+        if self.reference is not None and self.reference.rank == rank:
+            return self.reference
+        raise KeyError(f"rank {rank} is not kept in this capture" + (" (summarised)" if self.summarised else ""))
+
+    def to_dict(self) -> dict[str, Any]:
+        with without_gc():
+            return loads(self.to_json())
+
+    def to_json(self, indent: int | None = None) -> str:
+        return dumps(self, indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Ranks:
+        if not isinstance(data, dict) or data.get("format") != RANKS_FORMAT:
+            format_ = data.get("format") if isinstance(data, dict) else None
+            raise CaptureError(f"not a multi-rank kernelviz capture (format {format_!r})")
+        return _versioned(cls, data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Ranks:
+        try:
+            data = loads(text)
+        except ValueError as exc:
+            raise CaptureError(f"not valid JSON ({exc}); expected a multi-rank kernelviz capture") from None
+        return cls.from_dict(data)
+
+
+def _versioned(cls: type, data: Any) -> Any:
+    """``cls`` built from its JSON data, if this kernelviz reads the data's schema version (one line
+    naming the field that is wrong otherwise)."""
+    _check_capture(data)
+    with without_gc():
+        built = _build(cls, data)
+    built.schema_version = SCHEMA_VERSION
+    return built
 
 
 def dumps(value: Any, indent: int | None = None) -> str:
@@ -646,7 +819,7 @@ def _list_converter(item_type: Any):
                     raise error
             return value[:]  # the capture's own list, never the caller's data
         return plain_list
-    item = _converter(item_type)
+    item = _item_converter(item_type)
 
     def any_list(value):
         if type(value) is not list:
@@ -656,13 +829,22 @@ def _list_converter(item_type: Any):
 
 
 def _dict_converter(value_type: Any):
-    item = _converter(value_type)
+    item = _item_converter(value_type)
     check = value_type is not Any
 
     def convert(value):
         if type(value) is not dict:
             raise _Invalid("an object", value)
         return {k: _at(k, item, v) for k, v in value.items()} if check else dict(value)
+    return convert
+
+
+def _item_converter(tp: Any):
+    """The converter of a list's items or a dict's values: as a field's, and null where ``tp`` allows it
+    (a field's null is let through by its dataclass's converter; an item's by this)."""
+    convert = _converter(tp)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp):
+        return lambda value: None if value is None else convert(value)
     return convert
 
 

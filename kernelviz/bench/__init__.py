@@ -21,9 +21,10 @@ from typing import Any
 
 from ..live import module_globals
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
-from . import roofline
+from . import collectives, roofline
 from .inputs import live_inputs
 from .instrument import Instrumented, instrument
+from .lockstep import Lockstep, LockstepError
 from .peaks import calibrate, device_peaks, peak_key
 from .timers import CpuTimer, GpuTimer, Samples
 
@@ -56,7 +57,9 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     ``peaks`` (e.g. ``kernelviz.calibrate()``) replaces the datasheet peaks the % figures are taken of.
     ``limit_s``: a step of the timing process that makes no progress for this long is stopped (a hang).
     ``repros``: also record what ``kernel.to_repro()`` / ``graph.to_repro()`` need (one more run of each graph
-    timed on the user's tensors, then the expected outputs in a child process: seconds more, so not by default)."""
+    timed on the user's tensors, then the expected outputs in a child process: seconds more, so not by default).
+    A graph that holds collectives is timed in this process by every rank of the job at once (``lockstep``);
+    there ``limit_s`` is how long a rank waits for the others before it leaves the graph untimed, saying why."""
     import torch
 
     from ..recorder import live_runs
@@ -69,6 +72,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
         capture.peaks = device_peaks()
     elsewhere: list[Graph] = []
     recorded: list[Graph] = []
+    lockstep = _lockstep(capture, limit_s)
     bar = Progress(progress, len(capture.graphs))
     try:
         for i, graph in enumerate(capture.graphs):
@@ -78,6 +82,12 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
             run = runs.get(i)
             args = live_inputs(run.inputs) if run is not None else None
             try:
+                if _talks(graph):
+                    bar.step(f"timing graph {graph.id} with the other ranks")
+                    _bench_together(graph, run, args, capture.peaks, isolated, lockstep)
+                    bar.done()
+                    graph.bench_s = time.perf_counter() - start
+                    continue
                 check(graph)
                 if args is None:
                     elsewhere.append(graph)
@@ -93,11 +103,55 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
             bench_elsewhere(elsewhere, capture.peaks, isolated=isolated, limit_s=limit_s, progress=bar)
     finally:
         bar.close()
+    for graph in capture.graphs:
+        collectives.fill(graph, capture.world_size)
     if recorded:
         from ..repro.record import expect  # the repro scripts' expected outputs, one child process for all
 
         expect(recorded, progress=progress)
     return capture
+
+
+def _talks(graph: Graph) -> bool:
+    return any(launch.collective is not None for launch in graph.launches)
+
+
+def _lockstep(capture: Capture, limit_s: float) -> Lockstep | None:
+    """The ranks' meeting point, where some graph holds collectives and this process is in a job."""
+    from ..recorder.distributed import initialized
+
+    if not any(_talks(g) for g in capture.graphs) or not initialized():
+        return None
+    return Lockstep(limit_s)
+
+
+def _bench_together(graph: Graph, run: Any, args: list[Any] | None, peaks: DevicePeaks | None, isolated: bool,
+                    lockstep: Lockstep | None) -> None:
+    """Time a graph that holds collectives: on every rank at once, on the tensors it ran with (a timing
+    process has no process group). A rank that cannot time it still comes to say so, so none waits for it."""
+    if lockstep is None:
+        raise BenchError("its collectives need the job's process group: time it in the job, where every rank "
+                         "runs capture(bench=True)")
+    if lockstep.failed:
+        raise BenchError(f"its collectives need every rank: {lockstep.failed}")
+    try:
+        check(graph)
+        if args is None:
+            raise BenchError("its collectives can be timed only on the tensors it ran with, which are gone")
+    except BenchError as exc:
+        _agree(graph, lockstep, cannot=str(exc))
+        raise
+    _bench_live(graph, run, args, peaks, isolated, None, lockstep)  # no repros: they would run collectives alone
+
+
+def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
+    """Every rank means to time the same collectives, in the same order (or one says why it cannot)."""
+    plan = [(c.op, c.reduce_op, c.bytes, len(c.group_ranks or ())) for launch in graph.launches
+            if (c := launch.collective) is not None]
+    try:
+        lockstep.agree(f"the timing of graph {graph.id}", f"{graph.id} {plan}", cannot=cannot)
+    except LockstepError as exc:
+        raise BenchError(f"its collectives need every rank: {exc}") from None
 
 
 class Progress:
@@ -143,15 +197,23 @@ def check(graph: Graph) -> None:
 
 
 def _bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool,
-                recorded: list[Graph] | None) -> None:
+                recorded: list[Graph] | None, lockstep: Lockstep | None = None) -> None:
     """Time ``graph`` in this process on the user's tensors (``args``); with ``recorded`` (a list the graph
-    joins), also record what its repro scripts need."""
+    joins), also record what its repro scripts need; with ``lockstep``, together with the job's other ranks
+    once they agree on it."""
     compiled = run.compiled() if run.compiled is not None else None
-    scope = namespace(graph, compiled)
-    inst = load_instrumented(graph, scope)
+    try:
+        scope = namespace(graph, compiled)
+        inst = load_instrumented(graph, scope)
+    except BenchError as exc:
+        if lockstep is not None:
+            _agree(graph, lockstep, cannot=str(exc))
+        raise
+    if lockstep is not None:
+        _agree(graph, lockstep)
     mutated = getattr(compiled, "mutated_input_idxs", None)
     try:
-        measure(graph, inst, args, mutated, peaks=peaks, isolated=isolated)
+        measure(graph, inst, args, mutated, peaks=peaks, isolated=isolated, lockstep=lockstep)
     except LaunchFailed as exc:
         raise BenchError(f"launch {exc.index} ({graph.launches[exc.index].name}) failed: {exc.reason}") from None
     graph.timed_on = "user tensors"
@@ -170,9 +232,11 @@ def load_instrumented(graph: Graph, scope: dict[str, Any]) -> Instrumented:
 
 
 def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, peaks: DevicePeaks | None,
-            isolated: bool, observer: Callable[[str], None] | None = None, skip: set[int] = frozenset()) -> None:
+            isolated: bool, observer: Callable[[str], None] | None = None, skip: set[int] = frozenset(),
+            lockstep: Lockstep | None = None) -> None:
     """Record, time in the graph, time each launch alone, and fill the model. ``observer`` hears each step
-    (the timing process reports them); ``skip`` launches are left out (they failed before)."""
+    (the timing process reports them); ``skip`` launches are left out (they failed before); with
+    ``lockstep`` every run of call() is made by all ranks at once."""
     import torch
 
     inst.set_skip(set(skip))
@@ -180,16 +244,21 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
     try:
         with _keep_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
             timer = GpuTimer() if graph.device == "cuda" else CpuTimer()
+            timer.lockstep = lockstep
+            timer.meet("the recording run")
             facts = _record(graph, inst, make_args, observer)
             _step(observer, "phase in-graph")
             in_graph = timer.in_graph(inst.call, inst.set_range, make_args)
             alone: dict[int, Samples | str] = {}
             if isolated:
                 _step(observer, "phase isolated")
+                timer.meet("the run that times launches alone")
                 alone = _isolated_pass(inst, make_args, timer, _plans(graph, facts, in_graph.ms, skip))
-            if inst.partitions and graph.device == "cuda":
+            if inst.partitions and graph.device == "cuda" and not _talks(graph):
                 _step(observer, "phase cudagraph")
                 _cudagraph(graph, inst, timer, make_args)
+    except LockstepError as exc:
+        raise BenchError(f"its collectives need every rank: {exc}") from None
     except torch.cuda.OutOfMemoryError:
         inst = args = make_args = None  # drop what the timing holds before the cache is emptied
         torch.cuda.empty_cache()
@@ -199,6 +268,7 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
     except Exception as exc:  # noqa: BLE001 - timing must never end the user's cell with a traceback
         raise BenchError(one_line(exc)) from None
     _fill(graph, inst, facts, in_graph, alone, timer.unit, peaks, skip)
+    collectives.waits(graph, in_graph)
 
 
 def _step(observer: Callable[[str], None] | None, message: str) -> None:
@@ -217,6 +287,7 @@ class LaunchFacts:
     grid: int | None = None
     key: tuple | None = None  # launches with equal keys (callee, argument sizes) are timed alone once
     restore: Callable[[Callable, tuple], list] | None = None  # tensors the launch mutates, to put back
+    message: int | None = None  # a collective's message size, from its tensors
 
 
 def _record(graph: Graph, inst: Instrumented, make_args: Callable[[], list],
@@ -285,6 +356,8 @@ def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: d
     else:
         facts.bytes_args = roofline.extern_bytes(args, kwargs, inst.recorded.results.get(launch.index))
         facts.restore = _extern_restore(launch.op or "")
+        if launch.collective is not None:
+            facts.message = collectives.message_size(launch.collective, args)
     facts.flops = float(flops) if flops else None
     facts.dtype = peak_key(roofline.first_dtype(args, kwargs), launch.op) if graph.device == "cuda" else None
     return facts
@@ -342,6 +415,7 @@ class _Plan:
     key: tuple
     reps: int
     restore: Callable[[Callable, tuple], list] | None
+    collective: bool = False  # timed alone to its end (its wait), the same number of times on every rank
 
 
 def _plans(graph: Graph, facts: dict[int, LaunchFacts], in_graph_ms: dict[int, float],
@@ -349,13 +423,17 @@ def _plans(graph: Graph, facts: dict[int, LaunchFacts], in_graph_ms: dict[int, f
     """Each launch alone, repeated so that short ones get more runs: about 0.3 ms of kernel and flush,
     from 3 to 7 runs (a kernel's flushed time varies by a few % between runs: the median of 3 holds)."""
     plans = {}
+    talks = {launch.index for launch in graph.launches if launch.collective is not None}
     for index, fact in facts.items():
         if index in skip:
             continue
         ms = in_graph_ms.get(index) or 0.0
-        reps = max(3, min(7, round(0.3 / (ms + 0.02))))
-        plans[index] = _Plan(fact.key, reps, fact.restore)
+        reps = COLLECTIVE_REPS if index in talks else max(3, min(7, round(0.3 / (ms + 0.02))))
+        plans[index] = _Plan(fact.key, reps, fact.restore, collective=index in talks)
     return plans
+
+
+COLLECTIVE_REPS = 5  # a collective alone: a fixed count, the same on every rank (each run needs them all)
 
 
 def _isolated_pass(inst: Instrumented, make_args: Callable[[], list], timer,
@@ -376,8 +454,9 @@ def _isolated_pass(inst: Instrumented, make_args: Callable[[], list], timer,
             for tensor, copy in zip(tensors, saved):
                 tensor.copy_(copy)
 
+        run = (lambda: collectives.waited(fn(*args, **kwargs))) if plan.collective else (lambda: fn(*args, **kwargs))
         try:
-            pending[plan.key] = timer.repeat(lambda: fn(*args, **kwargs), restore if tensors else None, plan.reps)
+            pending[plan.key] = timer.repeat(run, restore if tensors else None, plan.reps)
         except Exception as exc:  # noqa: BLE001 - this launch alone failed: reported, the rest are timed
             errors[plan.key] = one_line(exc)
         restore()
@@ -420,13 +499,18 @@ def _fill(graph: Graph, inst: Instrumented, facts: dict[int, LaunchFacts], in_gr
                               bytes_estimate=fact.bytes_estimate, bytes=fact.bytes_estimate or fact.bytes_args,
                               flops=fact.flops, dtype=fact.dtype, grid=fact.grid)
         timing.share = ms / busy if ms is not None and busy else None
+        if launch.collective is not None and fact.message is not None:
+            launch.collective.bytes = fact.message
         result = alone.get(launch.index)
         if isinstance(result, str):
             timing.error = f"alone: {result}"
         elif result is not None and unit == "gpu":
             timing.flushed_ms = result.median
         kernel = graph.kernel(launch.kernel_name) if launch.kernel_name else None
-        roofline.fill(timing, peaks if unit == "gpu" else None, sm_count=sm_count, kernel=kernel)
+        if launch.collective is not None:  # no roofline: its rate is the bus bandwidth (launch.collective)
+            timing.bound = "communication"
+        else:
+            roofline.fill(timing, peaks if unit == "gpu" else None, sm_count=sm_count, kernel=kernel)
         launch.timing = timing
     for kernel in graph.kernels:
         first = next((launch for launch in graph.launches if launch.kernel_name == kernel.name

@@ -10,11 +10,28 @@ from ..model import Graph, TensorSpec
 
 
 def live_inputs(recorded: list[Any] | None) -> list[Any] | None:
-    """The recorded inputs if every tensor among them is still alive, else None."""
+    """The recorded inputs if every tensor among them is still alive and still holds its memory, else None
+    (FSDP2 frees an unsharded parameter's storage after each use while the tensor lives on: a kernel given
+    it would read freed memory)."""
     if recorded is None:
         return None
     values = [v() if isinstance(v, weakref.ref) else v for v in recorded]
-    return None if any(v is None for v in values) else values
+    return None if any(v is None or not _holds_memory(v) for v in values) else values
+
+
+def _holds_memory(value: Any) -> bool:
+    """Whether a tensor's storage still covers every element it addresses (True for non-tensors)."""
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return True
+    try:
+        if value.numel() == 0:
+            return True
+        last = value.storage_offset() + sum((n - 1) * s for n, s in zip(value.shape, value.stride()))
+        return value.untyped_storage().nbytes() >= (last + 1) * value.element_size()
+    except (RuntimeError, NotImplementedError):  # a tensor without storage (a subclass): not runnable here
+        return False
 
 
 def recreate(graph: Graph) -> tuple[list[Any], list[str]]:

@@ -48,6 +48,7 @@ class InGraph:
     spread: dict[int, float | None] = field(default_factory=dict)
     busy_ms: float | None = None
     reps: int = 0
+    runs: list[dict[int, list[tuple[int, int]]]] = field(default_factory=list)  # per run: launch -> device ns
 
 
 def undisturbed(values: list[float]) -> float:
@@ -62,11 +63,27 @@ def undisturbed(values: list[float]) -> float:
     return statistics.median(fastest)
 
 
-class CpuTimer:
+class _Lockstepped:
+    """A timer whose runs of call() can be held in lockstep with the job's other ranks (``lockstep``, see
+    ``bench.lockstep``): every rank then makes the same runs, and meets the others before each."""
+
+    lockstep: Any = None
+
+    def meet(self, what: str) -> None:
+        if self.lockstep is not None:
+            self.lockstep.meet(what)
+            self._align()
+
+    def _align(self) -> None:
+        pass
+
+
+class CpuTimer(_Lockstepped):
     """Wall-clock times with ``time.perf_counter`` (C++ kernels and extern calls on the CPU). Each
     measure repeats until it has run ``min_s`` and ``min_reps`` times and its estimate from the first half
     of the runs agrees with the one from the second half within ``tolerance``, or until ``max_s``.
-    A kernel alone is given by ``undisturbed``; in-graph times are means (they add up to the busy time)."""
+    A kernel alone is given by ``undisturbed``; in-graph times are means (they add up to the busy time).
+    In lockstep every measure makes exactly ``min_reps`` runs, the same on every rank."""
 
     unit = "cpu"
 
@@ -77,6 +94,8 @@ class CpuTimer:
 
     def _done(self, values: list[float], started: float, min_s: float, max_s: float,
               estimate: Callable[[list[float]], float] = statistics.median) -> bool:
+        if self.lockstep is not None:
+            return len(values) >= self.min_reps
         spent = time.perf_counter() - started  # wall clock, overheads included: the limits bound the wait
         if spent >= max_s:
             return True
@@ -103,6 +122,7 @@ class CpuTimer:
         return Samples(undisturbed(values), spread, len(values))
 
     def in_graph(self, call: Callable[[list], Any], set_range, make_args: MakeArgs) -> InGraph:
+        self.meet("the warm-up run")
         call(make_args())
         per_launch: dict[int, list[float]] = {}
         totals: list[float] = []
@@ -110,6 +130,7 @@ class CpuTimer:
         try:
             started = time.perf_counter()
             while not self._done(totals, started, self.min_s, self.max_s):
+                self.meet(f"in-graph run {len(totals)}")
                 args = make_args()
                 start = time.perf_counter()
                 call(args)
@@ -146,7 +167,7 @@ def _cycles(ms: float) -> int:
     return int(2e6 * ms)
 
 
-class GpuTimer:
+class GpuTimer(_Lockstepped):
     """GPU times. In-graph: device time from torch.profiler (CUPTI), as Inductor's
     ``do_bench_using_profiling`` measures it: an L2 flush before each run of ``call()``, the stream
     pre-filled with a sleep that outlasts the CPU's enqueueing so launch overhead is hidden, each launch in
@@ -167,10 +188,20 @@ class GpuTimer:
         self.cache = torch.empty(size // 4, dtype=torch.int, device=device)  # Inductor's flush: L2-sized
         self._last = None  # the first event of the latest isolated launch, to tell whether the GPU caught up
 
-    def sync(self) -> None:
+    def sync(self, event: Any = None) -> None:
+        """Wait for the device (or ``event``); in lockstep at most the lockstep's limit (a rank that stopped
+        in the middle of a collective leaves it unfinished forever)."""
         import torch
 
-        torch.cuda.synchronize(self.device)
+        if self.lockstep is not None:
+            self.lockstep.wait_device(event)
+        elif event is not None:
+            event.synchronize()
+        else:
+            torch.cuda.synchronize(self.device)
+
+    def _align(self) -> None:
+        self.lockstep.align_devices()
 
     def flush(self) -> None:
         self.cache.zero_()
@@ -181,18 +212,23 @@ class GpuTimer:
         import torch
 
         for _ in range(self.warmup):
+            self.meet("a warm-up run")
             call(make_args())
         args = make_args()
         self.sync()
+        self.meet("the sizing run")
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         cpu = time.perf_counter()
         start.record()
         call(args)
         end.record()
         cpu_ms = (time.perf_counter() - cpu) * 1e3
-        end.synchronize()
+        self.sync(end)
         per_rep = max(start.elapsed_time(end), cpu_ms) + 3 * cpu_ms  # the profiler slows the CPU side
-        return max(self.min_reps, min(self.max_reps, math.ceil(self.budget_ms / per_rep))), cpu_ms
+        reps = max(self.min_reps, min(self.max_reps, math.ceil(self.budget_ms / per_rep)))
+        if self.lockstep is not None:  # as many runs, and as long a sleep before each, on every rank
+            return int(self.lockstep.most("the number of runs", reps)), self.lockstep.most("the enqueue time", cpu_ms)
+        return reps, cpu_ms
 
     def in_graph(self, call, set_range, make_args: MakeArgs) -> InGraph:
         import torch
@@ -204,13 +240,15 @@ class GpuTimer:
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                     torch.profiler.ProfilerActivity.CUDA]) as prof:
                 for rep in range(reps):
+                    self.meet(f"in-graph run {rep}")
                     args = make_args()
                     self.flush()
                     torch.cuda._sleep(_cycles(sleep_ms))
                     start = time.perf_counter()
                     with torch.profiler.record_function(f"{self._REP}{rep}"):
                         call(args)
-                    sleep_ms = 1.2 * (time.perf_counter() - start) * 1e3 + 0.1  # as long as enqueueing took
+                    if self.lockstep is None:  # in lockstep every rank keeps the same sleep
+                        sleep_ms = 1.2 * (time.perf_counter() - start) * 1e3 + 0.1  # as long as enqueueing took
                 self.sync()
         finally:
             set_range(None)
@@ -220,11 +258,15 @@ class GpuTimer:
         for label, start, end, _ in found[self._REP]:
             span = spans.setdefault(label, [start, end])
             span[0], span[1] = min(span[0], start), max(span[1], end)
-        result = InGraph(reps=reps)
+        result = InGraph(reps=reps, runs=[{} for _ in spans])
+        bounds = sorted(spans.values())
         for label, start, end, name in per_launch:
             index = int(label)
             result.ms[index] = result.ms.get(index, 0.0) + (end - start) / 1e6 / reps
             result.device_kernels.setdefault(index, []).append(name)
+            run = next((k for k, (a, b) in enumerate(bounds) if a <= start <= b), None)
+            if run is not None:
+                result.runs[run].setdefault(index, []).append((start, end))
         result.device_kernels = {i: sorted(set(v)) for i, v in result.device_kernels.items()}
         if spans:
             result.busy_ms = sum(b - a for a, b in spans.values()) / 1e6 / len(spans)
@@ -343,4 +385,5 @@ def _is_annotation(event) -> bool:
     activity = getattr(event, "activity_type", None)
     if activity is not None:
         return activity() == "gpu_user_annotation"
-    return event.name().startswith("kernelviz#")
+    user = getattr(event, "is_user_annotation", None)
+    return event.name().startswith("kernelviz#") or (user is not None and bool(user()))

@@ -7,7 +7,7 @@ import itertools
 import re
 from pathlib import Path
 
-from ..model import Capture, CaptureError, Graph, without_gc
+from ..model import Capture, CaptureError, Graph, Ranks, without_gc
 from .kernels import find_kernels
 from .logs import unwrap
 from .wrapper import read_call
@@ -68,9 +68,10 @@ def split_modules(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(marks, marks[1:] + [len(text)])]
 
 
-def load(source: str | Path) -> Capture:
+def load(source: str | Path) -> Capture | Ranks:
     """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
-    directory of them, a TORCH_LOGS log of several modules, or the text itself.
+    directory of them, a TORCH_LOGS log of several modules, or the text itself; a :class:`Ranks` from the
+    files ``source.rank<N>.json`` of a job's ranks.
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line that names the file and says what
     was expected: for text that is not Inductor output code, for data that is not text, a missing file,
@@ -80,9 +81,14 @@ def load(source: str | Path) -> Capture:
         return _load(source)
 
 
-def _load(source: str | Path) -> Capture:
+def _load(source: str | Path) -> Capture | Ranks:
     if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
         path = Path(source)
+        if not path.exists():
+            from ..ranks import load_ranks, rank_files
+
+            if rank_files(path):
+                return load_ranks(path)
         if path.is_dir():
             files = sorted(p for p in path.rglob("*.py") if "async_compile" in _read(p))
             if not files:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import BufferEvent, Kernel, Launch, TensorSpec
+from .collectives import message_bytes, read_collective
 from .comments import parse_origin
 from .kernels import line_of
 
@@ -136,6 +137,7 @@ class _Reader:
             self._block(body)
             break
         self._input_types()
+        self._collective_bytes()
         return self.out
 
     def _block(self, body: list[tuple[int, str]]) -> None:
@@ -233,6 +235,9 @@ class _Reader:
         else:
             launch.op = name[len("torch.ops."):] if name.startswith("torch.ops.") else name
             self._extern_rw(launch, name, targets)
+            launch.collective = read_collective(launch)
+            if launch.collective is not None:
+                self._collective_rw(launch)
         launch.source_nodes, launch.original_aten = list(origin.source_nodes), list(origin.original_aten)
         self.out.launches.append(launch)
         self.step += 1
@@ -264,6 +269,37 @@ class _Reader:
             if buf is None:
                 continue
             (launch.writes if arg.startswith("out=") else launch.reads).append(buf)
+
+    def _collective_rw(self, launch: Launch) -> None:
+        """An in-place collective (``all_reduce_``) writes its input; ``wait_tensor`` waits for the latest
+        collective that wrote or read its buffer."""
+        collective = launch.collective
+        if collective.op == "wait_tensor":
+            waited = set(launch.reads)
+            collective.waits_on = next((earlier.index for earlier in reversed(self.out.launches)
+                                        if earlier.collective is not None and earlier.collective.op != "wait_tensor"
+                                        and waited & set(earlier.writes + earlier.reads)), None)
+        elif launch.op.split(".")[1].endswith("_") and launch.reads:
+            launch.writes.append(launch.reads[0])
+
+    def _collective_bytes(self) -> None:
+        """Message sizes of the collectives, from the sizes of the buffers and inputs they take."""
+        sizes = {e.buffer: e.nbytes for e in self.out.memory if e.kind == "alloc"}
+        sources = {e.buffer: e.source for e in self.out.memory if e.kind == "reuse"}
+        for spec in self.out.inputs:
+            if spec.shape is not None and spec.stride is not None and spec.dtype:
+                sizes[spec.name] = _nbytes(spec.shape, spec.stride, spec.dtype)
+
+        def nbytes(name: str) -> int | None:
+            seen = set()
+            while name in sources and name not in sizes and name not in seen:
+                seen.add(name)
+                name = sources[name]
+            return sizes.get(name)
+
+        for launch in self.out.launches:
+            if launch.collective is not None:
+                launch.collective.bytes = message_bytes(launch, nbytes)
 
     def _input_types(self) -> None:
         """Dtype and device of each input, from the ``rand_strided`` calls of the benchmark harness."""

@@ -13,7 +13,7 @@ from typing import Any
 from ..ir import read_stages
 from ..jiterator import recording as jiterator_calls
 from ..model import Capture, DynamoEvent
-from . import inductor, routing
+from . import distributed, inductor, routing
 from .callers import caller_line
 from .overlay import build_graph
 from .specs import InputSnapshot, apply_snapshot, snapshot
@@ -50,11 +50,15 @@ class CaptureSession:
     """Context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`,
     filled in when the block exits (also when it raises). It records what its own thread compiles
     and runs (see :mod:`.routing`). With ``bench=True`` the graphs are timed at exit on the tensors
-    they ran with, which are held until then."""
+    they ran with, which are held until then. With ``profile`` (by default: when timing on a rank of a
+    torch.distributed job) the block itself runs under torch.profiler, which splits its time into
+    compute, communication and idle (``Capture.step``)."""
 
     def __init__(self, *, fresh_compile: bool = False, bench: bool = False, repros: bool = False,
-                 progress: Any = True) -> None:
+                 progress: Any = True, profile: bool | None = None) -> None:
         self.fresh_compile, self.bench, self.repros, self.progress = fresh_compile, bench, repros, progress
+        self.profile = profile
+        self._step: Any = None
         self.runs: dict[str, GraphRun] = {}
         self.regenerated: set[str] = set()
         self.compile_ids: set[str] = set()  # dynamo compiles whose graphs this capture saw
@@ -121,24 +125,50 @@ class CaptureSession:
         self._ident, skipped = inductor.attach(self)
         if skipped:
             self.warn("some Inductor/dynamo hooks are missing in this torch version: " + ", ".join(skipped))
+        if self.profile or (self.profile is None and self.bench and distributed.initialized()):
+            from ..bench.step import StepProfiler
+
+            self._step = StepProfiler()
+            try:
+                self._step.start()
+            except Exception as exc:  # noqa: BLE001 - no profile, the capture goes on
+                self.warn(f"the block could not be profiled: {type(exc).__name__}: {exc}")
+                self._step = None
         return self.capture
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         try:
-            inductor.detach(self, self._ident)
+            self._stop_profile()
         finally:
-            if self._config is not None:
-                self._config.close()
+            try:
+                inductor.detach(self, self._ident)
+            finally:
+                if self._config is not None:
+                    self._config.close()
         try:
             self._build(self.capture)
+            if self.capture.step is not None and any(g.cache == "compiled" for g in self.capture.graphs):
+                self.capture.step.note = ("the block compiled graphs, so its idle time holds the compile: "
+                                          "capture a later step for the split of a warm one")
             if self.bench and exc_type is None and self.capture.graphs:
                 self.capture.bench(progress=self.progress, repros=self.repros)
         finally:
             for run in self.runs.values():
                 run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
 
+    def _stop_profile(self) -> None:
+        if self._step is None:
+            return
+        try:
+            self.capture.step = self._step.stop()
+            if self._step.skipped:
+                self.warn(self._step.skipped)
+        except Exception as exc:  # noqa: BLE001 - a failed profile must not cost the capture
+            self.warn(f"the block's profile failed: {type(exc).__name__}: {exc}")
+        self._step = None
+
     def _build(self, capture: Capture) -> None:
-        for key, value in environment().items():
+        for key, value in {**environment(), **distributed.job()}.items():
             setattr(capture, key, value)
         capture.warnings.extend(self.warnings)
         capture.dynamo.extend(self.dynamo)
@@ -159,6 +189,7 @@ class CaptureSession:
             apply_snapshot(graph, run.specs)
             read_stages(graph, run.compiled() if run.compiled is not None else None)  # Triton's compiled stages
             capture.graphs.append(graph)
+        distributed.resolve_groups(capture.graphs)
         if not capture.graphs:
             skipped = [e for e in capture.dynamo if e.kind == "skip"]
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import MIME_TYPE, Capture
+from ..model import MIME_TYPE, Capture, Ranks
 from .html import report
 from .payload import saved
 from .text import summary
@@ -19,13 +19,14 @@ def static_bundle(capture: Capture) -> dict[str, Any]:
     return {MIME_TYPE: saved(capture), "text/html": report(capture, sources=False), "text/plain": summary(capture)}
 
 
-def widget_bundle(capture: Capture) -> tuple[dict[str, Any], Any]:
-    """The live widget's part of the bundle (empty where ipywidgets/anywidget are missing)."""
+def widget_bundle(capture: Capture, ranks: Ranks | None = None) -> tuple[dict[str, Any], Any]:
+    """The live widget's part of the bundle (empty where ipywidgets/anywidget are missing); with ``ranks``,
+    the panel of a job's ranks (``capture`` is their reference)."""
     try:
-        from .widget import CaptureWidget
+        from .widget import CaptureWidget, RanksWidget
     except ImportError:
         return {}, None
-    widget = CaptureWidget(capture)
+    widget = RanksWidget(ranks) if ranks is not None else CaptureWidget(capture)
     bundle = widget._repr_mimebundle_()
     bundle = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
     bundle.pop("text/plain", None)  # the capture's own summary stands for it

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
+from .ranks_text import split_line
 
 
 def launch_kind(graph: Graph, launch: Launch) -> str:
@@ -41,6 +42,9 @@ def headline(capture: Capture) -> str:
         parts.append(f"{devices} ({capture.device_name})" if capture.device_name else devices)
     parts += [f"{name} {version}" for name, version in (("torch", capture.torch_version),
                                                          ("triton", capture.triton_version)) if version]
+    if capture.rank is not None:
+        where = ", ".join(x for x in (capture.device, capture.backend) if x)
+        parts.append(f"rank {capture.rank} of {capture.world_size} on {capture.host} ({where})")
     return "kernelviz: " + ", ".join(parts)
 
 
@@ -91,6 +95,7 @@ def summary(capture: Capture, width: int = 110) -> str:
     story = compile_story(capture)
     lines += [f"  {story}"] if story else []
     lines += [f"  {line}" for line in dynamo_lines(capture)]
+    lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""

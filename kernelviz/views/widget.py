@@ -11,15 +11,11 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..model import Capture
+from ..model import Capture, Ranks
 from .payload import graph_view, kernel_view, pack, payload
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
-
-
-def _packed(capture: Capture) -> dict[str, Any]:
-    return pack(payload(capture, per_kernel=False))
 
 
 class CaptureWidget(anywidget.AnyWidget):
@@ -32,8 +28,8 @@ class CaptureWidget(anywidget.AnyWidget):
     progress = traitlets.Dict().tag(sync=True)  # {"done", "total", "label"} while timing, else empty
 
     def __init__(self, capture: Capture, **kwargs):
-        super().__init__(payload=_packed(capture), **kwargs)
         self.capture = capture
+        super().__init__(payload=self._payload(), **kwargs)
         self.on_timed: Any = None  # called after the button's timing (the display refreshes its saved parts)
         self.on_msg(self._on_message)
 
@@ -68,7 +64,10 @@ class CaptureWidget(anywidget.AnyWidget):
 
     def refresh(self) -> None:
         """Send the capture as it is now (e.g. timed) to the panel."""
-        self.payload = _packed(self.capture)
+        self.payload = self._payload()
+
+    def _payload(self) -> dict:
+        return pack(payload(self.capture, per_kernel=False))
 
     @property
     def selected_launch(self):
@@ -77,3 +76,20 @@ class CaptureWidget(anywidget.AnyWidget):
             return None
         g, i = (int(x) for x in self.selected.split("/"))
         return self.capture.graphs[g].launches[i]
+
+
+class RanksWidget(CaptureWidget):
+    """The panel of a job's ranks: the reference rank's capture with the ranks compared in its Ranks tab.
+    It is not timed from the notebook (a job's ranks are timed in the job)."""
+
+    def __init__(self, ranks: Ranks, **kwargs):
+        self.ranks = ranks
+        super().__init__(ranks.reference or Capture(), **kwargs)
+
+    def _payload(self) -> dict:
+        from .ranks_display import ranks_annex
+
+        return pack({**payload(self.capture, per_kernel=False), "ranks": ranks_annex(self.ranks)})
+
+    def time_kernels(self) -> None:
+        return None

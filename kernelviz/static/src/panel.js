@@ -6,7 +6,7 @@ import { fmtMs } from "./format.js";
 import { headerView } from "./header.js";
 import { isTimed, launchRows } from "./rows.js";
 import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
-import { TABS } from "./views.js";
+import { TABS, firstTab, tabsFor } from "./views.js";
 
 /**
  * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects a live kernel:
@@ -16,7 +16,7 @@ import { TABS } from "./views.js";
  */
 export function renderCapture(el, data, host = {}) {
   if (isDiff(data)) return renderDiff(el, data, host);
-  const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: TABS[0].id,
+  const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: firstTab(data),
     node: null, line: null, columns: new Set(COLUMNS.filter((c) => c.show).map((c) => c.key)),
     live: false, progress: null };
   let cap = data;
@@ -58,7 +58,7 @@ export function renderCapture(el, data, host = {}) {
       return h("span", { class: "kv-progress" }, h("progress", { max: String(p.total || 1), value: String(p.done || 0) }),
         ` ${p.label || "timing"}`);
     }
-    if (state.live && host.bench) {
+    if (state.live && host.bench && !cap.ranks) {  // a job's ranks are timed in the job
       return h("button", { class: "kv-bench", onclick: () => { state.progress = { done: 0, total: 1, label: "starting" };
         drawToolbar(); host.bench(); } }, graph && isTimed(graph) ? "Time again" : "Time kernels");
     }
@@ -94,7 +94,7 @@ export function renderCapture(el, data, host = {}) {
       h("div", { class: "kv-toolbar" }),
       graph ? chartsView(cap, state.graph, launchRows(graph), select) : null,
       wrap,
-      h("div", { class: "kv-tabs" }, ...TABS.map((tab) => h("button", {
+      h("div", { class: "kv-tabs" }, ...tabsFor(cap).map((tab) => h("button", {
         class: "kv-tab" + (state.tab === tab.id ? " kv-active" : ""), "data-tab": tab.id,
         onclick: () => { state.tab = tab.id; markTabs(); drawDetail(); } }, tab.label))),
       h("div", { class: "kv-detail" })].filter(Boolean));
@@ -133,7 +133,7 @@ export function renderCapture(el, data, host = {}) {
 
   function drawDetail() {
     const box = root.querySelector(".kv-detail");
-    const tab = TABS.find((t) => t.id === state.tab) || TABS[0];
+    const tab = tabsFor(cap).find((t) => t.id === state.tab) || TABS[0];
     box.replaceChildren(...(cap.graphs[state.graph] ? tab.render(tabContext()) : []));
   }
 

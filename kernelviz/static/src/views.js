@@ -1,9 +1,11 @@
 // The one place where the panel's views are composed: the tabs under the launch table.
-// A tab is { id, label, render(ctx) -> nodes }; ctx is described in panel.js (tabContext).
+// A tab is { id, label, render(ctx) -> nodes, when(cap)? }; ctx is described in panel.js (tabContext). A tab
+// with `when` is shown only for the captures it holds for, and opens first there.
 // To add a view: write it as its own module and add it here.
 import { h } from "./dom.js";
 import { kernelTab } from "./detail.js";
 import { hipTab } from "./hip.js";
+import { hasRanks, ranksTab } from "./ranks.js";
 import { compiledTab } from "./stages.js";
 import { wrapperTab } from "./wrapper.js";
 
@@ -15,4 +17,9 @@ export const TABS = [
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
   { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
   { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
+  { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
+
+/** The tabs shown for a capture, and the one it opens on. */
+export const tabsFor = (cap) => TABS.filter((t) => !t.when || t.when(cap));
+export const firstTab = (cap) => (TABS.find((t) => t.when && t.when(cap)) || TABS[0]).id;

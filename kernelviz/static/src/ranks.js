@@ -1,0 +1,103 @@
+// The Ranks tab, for a job's ranks (a payload with "ranks": kernelviz.load("runs/step")): per rank how the
+// captured block split into compute, overlap, exposed communication and idle; whether the ranks agree on the
+// selected graph (the first difference named: mismatched collectives hang a job); and the graph's launches
+// timed on each rank, with the spread and the straggler highlighted (above 16 ranks: percentiles and
+// outlier ranks). Python computes every figure (kernelviz/ranks); this module only lays them out.
+import { h, table } from "./dom.js";
+import { fmtMs, plural } from "./format.js";
+
+const PARTS = [["compute", "compute_ms"], ["overlap", "overlap_ms"], ["comm", "comm_ms"], ["idle", "idle_ms"]];
+const PERCENTILES = ["p0", "p50", "p90", "p99", "p100"];
+const STRAGGLER_NOTE = "straggler: the rank that holds the others back, the slowest for work, the fastest for a " +
+  "collective (it arrived last; the others' collective time went on waiting for it)";
+
+export const hasRanks = (cap) => !!(cap && cap.ranks);
+
+const pct = (part, whole) => (whole > 0 ? Math.min(100, (100 * part) / whole) : 0);
+
+function splitBar(step) {
+  return h("div", { class: "kv-rank-split", title: PARTS.map(([l, k]) => `${l} ${fmtMs(step[k])} ms`).join(", ") },
+    ...PARTS.map(([label, key]) => h("span", { class: `kv-part kv-part-${label}`,
+      style: `width:${pct(step[key], step.window_ms).toFixed(2)}%` })));
+}
+
+function legend() {
+  return h("div", { class: "kv-legend-row" }, ...PARTS.map(([label]) =>
+    h("span", {}, h("span", { class: `kv-swatch kv-part-${label}` }), ` ${label === "comm" ? "exposed communication" : label} `)));
+}
+
+/** Per rank, compute vs communication vs idle of the captured block (above 16 ranks: percentiles of each
+ * part and the 8 ranks with the most compute). */
+function splitView(ranks) {
+  const timed = ranks.ranks.filter((r) => r.step);
+  if (!timed.length) return h("div", { class: "kv-hint" }, "No rank profiled its captured block (capture(bench=True) in a job does).");
+  const compute = (r) => r.step.compute_ms + r.step.overlap_ms;
+  const shown = timed.length <= 16 ? timed : [...timed].sort((a, b) => compute(b) - compute(a)).slice(0, 8);
+  const rows = shown.map((r) => h("tr", { class: r.rank === ranks.step_straggler ? "kv-straggler" : "" },
+    h("td", { class: "kv-num" }, r.rank), h("td", {}, r.host || ""), h("td", {}, r.device || ""),
+    h("td", {}, splitBar(r.step)), h("td", { class: "kv-num" }, fmtMs(r.step.window_ms)),
+    ...PARTS.map(([, key]) => h("td", { class: "kv-num" }, fmtMs(r.step[key])))));
+  const unit = timed[0].step.unit === "gpu" ? "GPU, first to last device activity" : "CPU, the block's wall time";
+  const notes = [...new Set(timed.map((r) => r.step.note).filter(Boolean))];
+  const out = [h("div", { class: "kv-facts" }, `Compute vs communication vs idle of the captured block (${unit})`), legend(),
+    table(["rank", "host", "device", "split", "window ms", ...PARTS.map(([l]) => `${l} ms`)], rows)];
+  if (shown.length < timed.length) {
+    out.push(h("div", { class: "kv-hint" }, `${timed.length} ranks: the 8 with the most compute are shown`));
+    out.push(table(["ms over ranks", ...PERCENTILES.map((p) => (p === "p100" ? "max" : p))],
+      PARTS.map(([label, key]) => h("tr", {}, h("td", {}, label),
+        ...PERCENTILES.map((p) => h("td", { class: "kv-num" }, fmtMs((ranks.step_stats[key] || {})[p])))))));
+  }
+  notes.forEach((n) => out.push(h("div", { class: "kv-hint" }, n)));
+  return h("div", { class: "kv-ranks-split" }, ...out);
+}
+
+function agreeBadge(label, value) {
+  if (value === null || value === undefined) return h("span", { class: "kv-badge" }, `${label}: one rank`);
+  return h("span", { class: `kv-badge ${value ? "kv-agree" : "kv-mismatch"}` }, `${label} ${value ? "agree" : "differ"}`);
+}
+
+const rankList = (list) => (list.length > 16 ? `${list.slice(0, 16).join(", ")} … (${list.length})` : list.join(", ") || "none");
+
+/** Who ran and compiled the graph, and whether the ranks agree on it. */
+function graphView(rg) {
+  return h("div", { class: "kv-ranks-graph" },
+    h("div", {}, `graph ${rg.id}: ran on ranks ${rankList(rg.ranks)} · compiled on ${rankList(rg.compiled)}`,
+      rg.missing.length ? h("span", { class: "kv-warn" }, ` · missing on ${rankList(rg.missing)}`) : null),
+    h("div", {}, agreeBadge("kernels", rg.kernels_agree), " ", agreeBadge("collective order", rg.collectives_agree)),
+    rg.mismatch ? h("div", { class: "kv-mismatch-line" }, rg.mismatch) : null);
+}
+
+/** The graph's launches across ranks. */
+function launchesView(ranks, graphId, selected) {
+  const launches = ranks.launches.filter((l) => l.graph === graphId);
+  if (!launches.some((l) => l.spread !== null && l.spread !== undefined || Object.keys(l.stats).length))
+    return h("div", { class: "kv-hint" }, "Not timed on the ranks (capture(bench=True) on every rank times it).");
+  const order = ranks.ranks.map((r) => r.rank);
+  const spread = (l) => (l.spread === null || l.spread === undefined ? "" : `${Math.round(100 * l.spread)}%`);
+  const head = ["#", "launch", "collective",
+    ...(ranks.summarised ? ["p0", "p50", "p90", "p99", "max"] : order.map((r) => `rank ${r}`)), "spread", "straggler",
+    ...(ranks.summarised ? ["outlier ranks (ms)"] : [])];
+  const rows = launches.map((l) => h("tr", { class: l.index === selected ? "kv-selected" : "" },
+    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, l.name), h("td", {}, l.collective || ""),
+    ...(ranks.summarised
+      ? PERCENTILES.map((p) => h("td", { class: "kv-num" }, fmtMs(l.stats[p])))
+      : l.ms.map((ms, i) => h("td", { class: "kv-num" + (order[i] === l.straggler ? " kv-straggler" : "") }, fmtMs(ms)))),
+    h("td", { class: "kv-num" }, spread(l)), h("td", { class: "kv-num" }, l.straggler ?? ""),
+    ...(ranks.summarised ? [h("td", {}, l.outliers.map(([r, ms]) => `${r}: ${fmtMs(ms)}`).join(", "))] : [])));
+  return h("div", { class: "kv-ranks-launches" }, h("div", { class: "kv-hint" }, STRAGGLER_NOTE), table(head, rows));
+}
+
+export function ranksTab(ctx) {
+  const ranks = ctx.cap.ranks;
+  const graph = ctx.cap.graphs[ctx.graph];
+  const rg = graph && ranks.graphs.find((g) => g.id === graph.id);
+  const hosts = new Set(ranks.ranks.map((r) => r.host).filter(Boolean));
+  const head = h("div", { class: "kv-facts" }, `${plural(ranks.ranks.length, "rank")} of ${ranks.world_size}` +
+    (hosts.size ? ` on ${plural(hosts.size, "host")}` : "") +
+    (ranks.summarised ? " · summarised: percentiles and outlier ranks per launch" : ""));
+  return [head,
+    ranks.warnings.length ? h("ul", { class: "kv-warnings" }, ...ranks.warnings.map((w) => h("li", {}, w))) : null,
+    splitView(ranks),
+    rg ? graphView(rg) : h("div", { class: "kv-hint" }, "This graph is not in the ranks' comparison."),
+    rg ? launchesView(ranks, rg.id, ctx.row ? ctx.row.index : null) : null].filter(Boolean);
+}
