@@ -14,16 +14,25 @@ def module_globals(graph: Graph, compiled: Any = None) -> dict[str, Any] | None:
     names = [k.name for k in graph.kernels]
     fn = getattr(compiled, "current_callable", None)
     found = getattr(getattr(fn, "__func__", fn), "__globals__", None)
-    if isinstance(found, dict) and all(n in found for n in names):
+    # A graph of extern calls alone names no kernel to check by: its module is known by its code.
+    if isinstance(found, dict) and "call" in found and all(n in found for n in names) and (
+            names or _holds(found.get("__file__"), graph.code)):
         return found
     try:
         from torch._inductor.codecache import PyCodeCache
 
         for module in list(PyCodeCache.modules):
-            if all(hasattr(module, n) for n in names) and getattr(module, "__file__", None):
-                with open(module.__file__) as f:
-                    if f.read() == graph.code:
-                        return vars(module)
-    except (ImportError, AttributeError, OSError):
+            if all(hasattr(module, n) for n in names) and _holds(getattr(module, "__file__", None), graph.code):
+                return vars(module)
+    except (ImportError, AttributeError):
         pass
     return None
+
+
+def _holds(path: str | None, code: str) -> bool:
+    """Whether the file at ``path`` holds exactly ``code``."""
+    try:
+        with open(path or "", encoding="utf-8") as f:
+            return f.read() == code
+    except OSError:
+        return False

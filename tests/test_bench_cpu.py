@@ -257,3 +257,21 @@ def test_extern_calls_that_crash_are_left_out_and_the_kernels_after_them_timed()
             assert launch.timing.error == "the timing process died (SIGABRT)"
         else:
             assert launch.timing.in_graph_ms > 0 and graph.kernel(launch.kernel_name).timing.isolated_ms > 0
+
+
+def test_a_graph_of_extern_calls_alone_is_not_given_another_modules_globals():
+    """A compiled graph's callable may be a wrapper (Inductor aligns inputs on CUDA): with no kernel names
+    to check by, only the module whose file holds the graph's code is taken."""
+    import json
+    import types
+
+    from kernelviz.live import module_globals
+
+    with kernelviz.capture() as cap:
+        torch.compile(torch.mm)(torch.randn(64, 64), torch.randn(64, 64))
+    (graph,) = cap.graphs
+    assert not graph.kernels and graph.launches[0].op
+    wrapper = types.SimpleNamespace(current_callable=json.dumps)  # another module's function
+    found = module_globals(graph, wrapper)
+    assert found is not vars(json) and found is not None and "assert_size_stride" in found
+    assert open(found["__file__"]).read() == graph.code
