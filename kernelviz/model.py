@@ -433,14 +433,18 @@ class Document:
 
     def to_html(self) -> str:
         """A self-contained HTML page (no script, no network)."""
-        return importlib.import_module(self._views[0], __package__).page(self)
+        return importlib.import_module(self._views[0], __package__).page(self.wait_stages())
 
     def save_html(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.to_html())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return importlib.import_module(self._views[1], __package__).mimebundle(self)
+        return importlib.import_module(self._views[1], __package__).mimebundle(self.wait_stages())
+
+    def wait_stages(self) -> Document:
+        """This document, once what is still read in the background is in it (see :class:`Capture`)."""
+        return self
 
 
 @dataclass
@@ -477,7 +481,18 @@ class Capture(Document):
             return loads(self.to_json())
 
     def to_json(self, indent: int | None = None) -> str:
-        return dumps(self, indent)
+        return dumps(self.wait_stages(), indent)
+
+    def wait_stages(self) -> Capture:
+        """This capture once Triton's compiled stages are in ``Kernel.ir``: a capture on a GPU ends at once
+        and reads them (files and CUDA's disassembler) in a thread; showing, saving or timing it waits."""
+        pending = self.__dict__.pop("_stages", None)
+        if pending is not None:
+            pending.result()
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:  # copies and pickles wait for the stages, and never hold the thread
+        return self.wait_stages().__dict__
 
     @classmethod
     def from_dict(cls, data: Any) -> Capture:

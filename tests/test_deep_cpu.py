@@ -6,6 +6,7 @@ import copy
 import re
 import subprocess
 import sys
+import time
 import types
 
 import pytest
@@ -256,3 +257,30 @@ def test_live_widget_sends_stages_repro_and_hip_when_asked():
     assert kernel_msg["ir"]["stages"][-1]["text"] == cap.graphs[1].kernels[0].ir.stages[-1].text
     assert kernel_msg["repro"]["script"] == cap.graphs[1].kernels[0].to_repro()
     assert graph_msg["key"] == "1" and graph_msg["hip"]["code"]["before"] == cap.graphs[1].code
+
+
+
+class _SlowKernel:
+    """A kernel object whose launchers take a second to look at (as a disassembler would), and never ran."""
+
+    @property
+    def launchers(self):
+        time.sleep(1.0)
+        return []
+
+
+def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps_the_capture():
+    from kernelviz.ir import read_in_background
+
+    never_ran = "0 launchers: the kernel has not run (autotuning picks one when it does)"
+    for use in (lambda c: c.to_json(), copy.deepcopy, lambda c: c._repr_mimebundle_(),
+                lambda c: c.bench(progress=False)):
+        cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+        triton = [k for k in cap.kernels if k.kind.startswith("triton")]
+        cap._stages = read_in_background([(k, _SlowKernel(), None) for k in triton])
+        assert triton and all(k.ir is None for k in triton)  # the capture is there before its stages
+        made = use(cap)
+        assert "_stages" not in vars(cap) and all(k.ir.notes == [never_ran] for k in triton)
+        if isinstance(made, str):
+            assert never_ran in made
+    assert read_in_background([]) is None

@@ -65,6 +65,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     from ..recorder import live_runs
     from .isolation import bench_elsewhere
 
+    capture.wait_stages()  # the stages' reading thread is done before the GPU is timed
     runs = live_runs(capture)
     if peaks is not None:
         capture.peaks = peaks

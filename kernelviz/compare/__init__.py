@@ -18,8 +18,8 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
     from .. import load
 
     names = [str(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
-    ca = a if isinstance(a, Capture) else load(a)
-    cb = b if isinstance(b, Capture) else load(b)
+    ca = (a if isinstance(a, Capture) else load(a)).wait_stages()
+    cb = (b if isinstance(b, Capture) else load(b)).wait_stages()
     out = Diff(a=ca, b=cb, labels=list(labels) if labels else names)
     for i, j, how, confidence in match_graphs(ca, cb):
         ga = ca.graphs[i] if i is not None else None

@@ -1,13 +1,15 @@
 """What Triton compiled each kernel to: TTIR, TTGIR, LLVM IR, PTX and SASS of the launcher that ran, each
 line linked to the kernel source lines it comes from, with registers, spills, shared memory and occupancy.
 
-``read_stages(graph, compiled)`` is called when a capture is built, while the kernel objects are alive;
-what it finds is kept in ``Kernel.ir``, so a saved capture shows it without a GPU or CUDA's tools.
+When a capture is built, ``stage_jobs(graph, compiled)`` takes what it needs from the live kernel objects
+and ``read_in_background`` reads the stages in a thread (the capture ends at once; what shows or saves it
+waits); what it finds is kept in ``Kernel.ir``, so a saved capture shows it without a GPU or CUDA's tools.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ..live import module_globals
@@ -16,29 +18,51 @@ from .lines import guess_file, stage_lines, to_source
 from .occupancy import DeviceLimits, device_limits, occupancy
 from .stages import FILE_STAGES, OPTION_KEYS, StageError, binary_folder, disassemble, keep, read_stage
 
-__all__ = ["read_stages", "kernel_ir"]
-_WORKERS = 4  # the SASS disassembler runs as a subprocess per kernel
+__all__ = ["read_stages", "stage_jobs", "read_in_background", "kernel_ir"]
+_WORKERS = min(16, os.cpu_count() or 4)  # the SASS disassembler runs as a process per kernel
 
 
 def read_stages(graph: Graph, compiled: Any = None) -> None:
     """Fill ``Kernel.ir`` for the Triton kernels of a CUDA graph from its live module. Never raises:
     what cannot be read is said in ``KernelIR.notes`` (or in a graph warning)."""
+    read_jobs(stage_jobs(graph, compiled))
+
+
+def stage_jobs(graph: Graph, compiled: Any = None) -> list[tuple[Kernel, Any, DeviceLimits | None]]:
+    """What reading the stages of a CUDA graph's Triton kernels needs from its live module, taken while it
+    is loaded: ``(kernel, kernel object, device limits)``. Never raises (a graph warning says why not)."""
     kernels = [k for k in graph.kernels if k.kind.startswith("triton")]
     if graph.device != "cuda" or not kernels:
-        return
+        return []
     try:
         namespace = module_globals(graph, compiled)
         limits = device_limits(0)
     except Exception as exc:  # noqa: BLE001 - stages are extra: the capture must still be built
         graph.warnings.append(f"compiled stages not read: {type(exc).__name__}: {exc}")
-        return
+        return []
     if namespace is None:
         graph.warnings.append("compiled stages not read: the graph's compiled module is not loaded in this process")
-        return
+        return []
+    return [(k, namespace.get(k.name), limits) for k in kernels]
+
+
+def read_jobs(jobs: list[tuple[Kernel, Any, DeviceLimits | None]]) -> None:
+    """Read the stages of :func:`stage_jobs`' kernels (the SASS disassembler runs as a process per kernel)."""
     with ThreadPoolExecutor(_WORKERS) as pool:
-        results = pool.map(lambda k: _safely(k, namespace.get(k.name), limits), kernels)
-        for kernel, ir in zip(kernels, results):
+        for (kernel, _, _), ir in zip(jobs, pool.map(lambda job: _safely(*job), jobs)):
             kernel.ir = ir
+
+
+def read_in_background(jobs: list[tuple[Kernel, Any, DeviceLimits | None]]) -> Future | None:
+    """:func:`read_jobs` in a thread of its own, so that a capture ends at once; None where there is nothing
+    to read. What shows or saves the capture waits for it (``Capture.wait_stages``)."""
+    if not jobs:
+        return None
+    runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
+    try:
+        return runner.submit(read_jobs, jobs)
+    finally:
+        runner.shutdown(wait=False)
 
 
 def _safely(kernel: Kernel, obj: Any, limits: DeviceLimits | None) -> KernelIR:

@@ -10,7 +10,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir import read_stages
+from ..ir import read_in_background, stage_jobs
 from ..jiterator import recording as jiterator_calls
 from ..model import Capture, DynamoEvent
 from . import distributed, inductor, routing
@@ -178,6 +178,7 @@ class CaptureSession:
                 f"{n} graph{'s were' if n > 1 else ' was'} in Inductor's cache without kernelviz metadata (the cache "
                 f"was filled without kernelviz): kernelviz had Inductor generate {'their' if n > 1 else 'its'} code "
                 "again to read it; the cache stays valid")
+        jobs = []
         for key, run in sorted(self.runs.items(), key=lambda item: item[1].first_seen):
             try:
                 graph = build_graph(run.code, inductor.kernel_records(key), run.cache)
@@ -187,8 +188,10 @@ class CaptureSession:
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
-            read_stages(graph, run.compiled() if run.compiled is not None else None)  # Triton's compiled stages
+            jobs += stage_jobs(graph, run.compiled() if run.compiled is not None else None)  # Triton's stages
             capture.graphs.append(graph)
+        if pending := read_in_background(jobs):
+            capture._stages = pending
         distributed.resolve_groups(capture.graphs)
         if not capture.graphs:
             skipped = [e for e in capture.dynamo if e.kind == "skip"]
