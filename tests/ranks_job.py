@@ -159,6 +159,16 @@ class Block(torch.nn.Module):
 
 
 def fsdp_rank(rank: int, world: int, port: int, out: str) -> None:
+    """FSDP2 on NCCL, one GPU a rank (see :func:`fsdp_job`)."""
+    fsdp_job(rank, world, port, out, "nccl")
+
+
+def fsdp_gloo_rank(rank: int, world: int, port: int, out: str) -> None:
+    """FSDP2 on gloo, on the CPU (see :func:`fsdp_job`)."""
+    fsdp_job(rank, world, port, out, "gloo")
+
+
+def fsdp_job(rank: int, world: int, port: int, out: str, backend: str) -> None:
     """FSDP2: each block sharded (fully_shard) and compiled (its hooks, with the all-gathers and
     reduce-scatters, stay eager); a warm step captured with bench=True."""
     from torch.distributed.fsdp import fully_shard
@@ -166,9 +176,10 @@ def fsdp_rank(rank: int, world: int, port: int, out: str) -> None:
     import kernelviz
 
     out = Path(out)
-    start(rank, world, port, "nccl")
+    start(rank, world, port, backend)
+    device, width = ("cuda", 1024) if backend == "nccl" else ("cpu", 256)
     torch.manual_seed(0)
-    model = torch.nn.Sequential(*[Block(1024) for _ in range(2)]).cuda()
+    model = torch.nn.Sequential(*[Block(width) for _ in range(2)]).to(device)
     for block in model:
         fully_shard(block)
     fully_shard(model)
@@ -176,7 +187,7 @@ def fsdp_rank(rank: int, world: int, port: int, out: str) -> None:
         block.compile()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     torch.manual_seed(100 + rank)
-    x = torch.randn(64, 1024, device="cuda")
+    x = torch.randn(64, width, device=device)
 
     def step():
         opt.zero_grad(set_to_none=True)

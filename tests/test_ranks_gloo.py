@@ -1,5 +1,6 @@
 """Two ranks on the CPU (gloo, localhost, torch.multiprocessing spawn): capture, lockstep timing, save and
-load of a graph with functional collectives; the lockstep's time limit when one rank stays away."""
+load of a graph with functional collectives; the lockstep's time limit when one rank stays away; FSDP2 with
+compiled blocks."""
 
 import json
 
@@ -8,7 +9,7 @@ import torch.multiprocessing as mp
 
 import kernelviz
 from kernelviz.views.text import headline
-from ranks_job import free_port, gloo_rank
+from ranks_job import free_port, fsdp_gloo_rank, gloo_rank
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +91,22 @@ def test_a_missing_rank_costs_the_time_limit_and_one_line(job):
     assert rank0["alone_warnings"] == ["not timed: its collectives need every rank: rank 1 did not come to the "
                                        "timing of graph 0_inference within 3 s"]
     assert not any(rank0["alone_timed"])
+
+
+def test_fsdp2_compiled_blocks_captured_timed_and_compared_on_gloo(tmp_path):
+    """FSDP2's gathers and scatters run eagerly around the compiled blocks: each rank's block split names
+    them, every graph is timed on inputs that still hold memory, the parameters are unchanged and the job
+    goes on; the ranks' files agree."""
+    mp.spawn(fsdp_gloo_rank, args=(2, free_port(), str(tmp_path)), nprocs=2, join=True)
+    for r in range(2):
+        found = json.loads((tmp_path / f"result.rank{r}.json").read_text())
+        assert {g["kind"] for g in found["graphs"]} == {"forward", "backward"}, found["warnings"]
+        for graph in found["graphs"]:  # unsharded parameters are freed after use: never timed on them
+            assert graph["timed_on"] in ("user tensors", "recreated inputs") and graph["timed"] == graph["launches"]
+        split = found["split"]
+        assert split["unit"] == "cpu" and {"all_gather", "reduce_scatter"} <= set(split["ops"])
+        assert split["compute_ms"] + split["comm_ms"] + split["overlap_ms"] + split["idle_ms"] == pytest.approx(
+            split["window_ms"])
+        assert found["params_kept"] and found["after_step_finite"]
+    ranks = kernelviz.load(tmp_path / "fsdp")
+    assert len(ranks.graphs) == 4 and all(g.kernels_agree and g.collectives_agree for g in ranks.graphs)
