@@ -11,6 +11,13 @@ function fact(label, value, title) {
     : h("div", { class: "kv-fact", title: title || "" }, h("span", { class: "kv-fact-label" }, label), h("span", {}, value));
 }
 
+/** " (Inductor's estimate X, arguments Y)": the counts behind a launch's bytes that are known. */
+function byteSources(t) {
+  const parts = [t.bytes_estimate != null && `Inductor's estimate ${fmtBytes(t.bytes_estimate)}`,
+    t.bytes_args != null && `arguments ${fmtBytes(t.bytes_args)}`].filter(Boolean);
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
 function pct(p, of) {
   return p == null ? null : `${fmtPct(p)}% of the ${of}`;
 }
@@ -30,8 +37,7 @@ function launchFacts(row, graph) {
     fact("% of peak", [pct(t.pct_peak_bw, "DRAM peak"), pct(t.pct_peak_flops, `${t.dtype || ""} compute peak`)]
       .filter(Boolean).join(" · ")),
     fact("bound", t.bound || ""),
-    fact("bytes", t.bytes != null ? fmtBytes(t.bytes) + (t.bytes_estimate != null || t.bytes_args != null
-      ? ` (Inductor's estimate ${fmtBytes(t.bytes_estimate) || "-"}, arguments ${fmtBytes(t.bytes_args) || "-"})` : "") : ""),
+    fact("bytes", t.bytes != null ? fmtBytes(t.bytes) + byteSources(t) : ""),
     fact("FLOPs", t.flops != null ? t.flops.toExponential(3) + (t.dtype ? ` (${t.dtype})` : "") : ""),
     fact("binary", kt.num_regs != null ? `${kt.num_regs} registers, ${kt.num_spills} spills, ${kt.shared_bytes} B shared` : ""),
     fact("config", kt.config ? Object.entries(kt.config).map(([k, v]) => `${k}=${v}`).join(" ") : ""),

@@ -16,7 +16,7 @@ function shareCell(r) {
   if (r.share == null) return h("td", { class: "kv-num" });
   const pct = Math.min(100, 100 * r.share);
   return h("td", { class: "kv-num kv-share", title: `${(100 * r.share).toFixed(2)}% of the graph's in-graph time` },
-    h("span", { class: "kv-bar", style: `width:${pct.toFixed(1)}%` }), h("span", { class: "kv-bar-text" }, `${pct.toFixed(1)}%`));
+    h("span", { class: "kv-bar", style: `width:calc((100% - 4em) * ${(pct / 100).toFixed(3)})` }), h("span", { class: "kv-bar-text" }, `${pct.toFixed(1)}%`));
 }
 
 function rateCell(r) {
