@@ -15,11 +15,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import kernelviz  # noqa: E402
 from browser import chromium_page, panel_site, serve  # noqa: E402
 from conftest import FIXTURES, big_capture, fill_timings  # noqa: E402
-
-import kernelviz  # noqa: E402
-from kernelviz.views.payload import payload, saved  # noqa: E402
+from kernelviz.views.payload import pack, payload, saved  # noqa: E402
 
 MEASURE = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -28,7 +27,8 @@ MEASURE = """async () => {
   document.querySelectorAll('.kv-row')[3].click(); await frame(); t.select = performance.now() - s;
   const wrap = document.querySelector('.kv-table-wrap');
   s = performance.now(); wrap.scrollTop = wrap.scrollHeight; await frame(); t.scroll = performance.now() - s;
-  s = performance.now(); [...document.querySelectorAll('.kv-table th')][3].click(); await frame(); t.sort = performance.now() - s;
+  s = performance.now(); [...document.querySelectorAll('.kv-table th')][3].click(); await frame();
+  t.sort = performance.now() - s;
   s = performance.now(); const f = document.querySelector('.kv-filter'); f.value = 'triton';
   f.dispatchEvent(new Event('input')); await frame(); t.filter = performance.now() - s;
   t.rowsInDom = document.querySelectorAll('.kv-row').length;
@@ -52,8 +52,9 @@ def one_long_graph(launches: int = 6000) -> kernelviz.Capture:
 def measure(label: str, cap: kernelviz.Capture) -> None:
     fill_timings(cap)
     start = time.perf_counter()
-    live = json.dumps(payload(cap, per_kernel=False))
+    sent = json.dumps(pack(payload(cap, per_kernel=False)))  # what the widget syncs
     python_ms = (time.perf_counter() - start) * 1e3
+    live = json.dumps(payload(cap, per_kernel=False))  # the same, as the panel reads it once decoded
     stored = json.dumps(saved(cap))  # what a notebook saves for the JupyterLab renderer
     with tempfile.TemporaryDirectory() as tmp, serve(panel_site(Path(tmp), live)) as url, chromium_page() as page:
         page.goto(f"{url}/index.html")
@@ -61,10 +62,10 @@ def measure(label: str, cap: kernelviz.Capture) -> None:
         render_ms = page.evaluate("window.renderMs")
         t = page.evaluate(MEASURE)
     print(f"{label}: {len(cap.kernels)} kernels, {len(cap.launches)} launches in {len(cap.graphs)} graphs; "
-          f"widget payload {len(live) / 1e6:.1f} MB ({python_ms:.0f} ms in Python), saved payload "
-          f"{len(stored) / 1e6:.1f} MB; first render {render_ms:.0f} ms; select {t['select']:.0f} ms, scroll to end "
-          f"{t['scroll']:.0f} ms, sort {t['sort']:.0f} ms, filter {t['filter']:.0f} ms; {t['rowsInDom']} rows in the DOM")
-
+          f"widget payload {len(live) / 1e6:.1f} MB sent as {len(sent) / 1e6:.1f} MB ({python_ms:.0f} ms in Python), "
+          f"saved payload {len(stored) / 1e6:.1f} MB; first render {render_ms:.0f} ms; select {t['select']:.0f} ms, "
+          f"scroll to end {t['scroll']:.0f} ms, sort {t['sort']:.0f} ms, filter {t['filter']:.0f} ms; "
+          f"{t['rowsInDom']} rows in the DOM")
 
 if __name__ == "__main__":
     measure("(a) many graphs", big_capture(2000))
