@@ -81,7 +81,8 @@ def _share(share: float | None) -> str:
     if share is None:
         return _cell("", "kv-num")
     pct = min(100.0, 100 * share)
-    return _cell(f'<span class="kv-bar" style="width:{pct:.1f}%"></span>{pct:.1f}%', "kv-num kv-share")
+    bar = f'<span class="kv-bar" style="width:calc((100% - 4em) * {pct / 100:.3f})"></span>'
+    return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
 
 
 def _row(graph: Graph, launch: Launch) -> str:
@@ -109,7 +110,8 @@ def launch_table(graph: Graph) -> str:
         share = graph.gap_ms / graph.gpu_busy_ms if graph.gpu_busy_ms else None
         rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'
                  f'{_cell(_num(graph.gap_ms, 4), "kv-num")}{_share(share)}' + "<td></td>" * 7 + "</tr>")
-    return f'<table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return (f'<div class="kv-table-wrap"><table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
+            "</table></div>")
 
 
 def wrapper_view(graph: Graph) -> str:
