@@ -9,6 +9,7 @@ through ``escape`` (pygments escapes the highlighted source), so a saved page ne
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from html import escape
 from pathlib import Path
@@ -45,6 +46,7 @@ def _cell(text: str, cls: str = "", title: str | None = None) -> str:
     return f'<td class="{cls}">{text}</td>' if cls else f"<td>{text}</td>"
 
 
+_NAME_TAIL = re.compile(r"^(.*?)((?:_\d+)|(?:\.[^.]+))$")  # as the panel's rows.js nameParts
 _HEAD = ("#", "launch", "kind", "in-graph ms", "share", "isolated ms", "achieved", "% roof", "bound", "bytes",
          "original ATen", "source nodes")
 
@@ -89,12 +91,14 @@ def _row(graph: Graph, launch: Launch) -> str:
     t = launch.timing
     kernel = next((k for k in graph.kernels if k.name == launch.kernel_name), None)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
-    name = escape(launch.name)
+    m = _NAME_TAIL.match(launch.name)
+    head, tail = (m.group(1), m.group(2)) if m and m.group(1) else (launch.name, "")
+    name = f'<span class="kv-clip">{escape(head)}</span>{escape(tail)}'  # the suffix that tells kernels apart stays
     if kernel:
         name = f'<a href="#{_anchor(graph, kernel)}">{name}</a>'
     aten, nodes = ", ".join(launch.original_aten), ", ".join(launch.source_nodes)
     return "<tr>" + "".join([
-        _cell(str(launch.index), "kv-num"), _cell(name, "kv-name", launch.name),
+        _cell(str(launch.index), "kv-num"), f'<td class="kv-name" title="{escape(launch.name)}">{name}</td>',
         _cell(escape(launch_kind(graph, launch))), _cell(_num(t.in_graph_ms if t else None, 4), "kv-num"),
         _share(t.share if t else None), _cell(_num(iso, 4), "kv-num"), _cell(escape(_rate(launch)), "kv-num"),
         _cell(_roof(launch), "kv-num"), _cell(escape(t.bound or "") if t else ""),
