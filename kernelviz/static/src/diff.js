@@ -181,11 +181,11 @@ export function renderDiff(el, data, host = {}) {
       h("td", {}, badge(g.relation)), h("td", { class: "kv-mono" }, names(diff, g, "a")), h("td", { class: "kv-mono" }, names(diff, g, "b")),
       h("td", { class: "kv-num" }, value(ig && ig.a, "ms")), h("td", { class: "kv-num" }, value(ig && ig.b, "ms")), changeCell(ig),
       h("td", { class: "kv-num" }, value(iso && iso.a, "ms")), h("td", { class: "kv-num" }, value(iso && iso.b, "ms")), changeCell(iso),
-      h("td", { class: "kv-num" }, g.a.length && g.b.length ? g.confidence.toFixed(2) : ""), h("td", { title: g.how }, g.how));
+      h("td", { class: "kv-how", title: `matched by ${g.how}` }, g.how + (g.a.length && g.b.length ? ` ${g.confidence.toFixed(2)}` : "")));
   }
 
   function drawTable() {
-    const head = ["", "a", "b", "in-graph ms a", "b", "change", "isolated ms a", "b", "change", "confidence", "matched by"];
+    const head = ["", "a", "b", "in-graph ms a", "b", "change", "isolated ms a", "b", "change", "matched by, confidence"];
     const tableEl = root.querySelector(".kv-table");
     tableEl.tHead.replaceChildren(h("tr", {}, ...head.map((label, i) => h("th", {
       class: i === 5 ? "kv-sortable" + (state.byChange ? " kv-asc" : "") : "",
