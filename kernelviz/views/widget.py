@@ -87,9 +87,9 @@ class RanksWidget(CaptureWidget):
         super().__init__(ranks.reference or Capture(), **kwargs)
 
     def _payload(self) -> dict:
-        from .ranks_display import ranks_annex
+        from .ranks_display import payload as ranks_payload
 
-        return pack({**payload(self.capture, per_kernel=False), "ranks": ranks_annex(self.ranks)})
+        return pack(ranks_payload(self.ranks, per_kernel=False))
 
     def time_kernels(self) -> None:
         return None
