@@ -1,6 +1,6 @@
 """Capture overhead on a GPU, cold and warm cache: resnet50 (compile + first call).
 
-    python benchmarks/bench_cache_gpu.py [--batch 32] [--train]     # on a CUDA machine with torchvision
+    python benchmarks/bench_cache_gpu.py [--batch 32] [--train] [--warm-pairs 3]   # CUDA + torchvision
 
 An inference step by default (a cold compile of tens of seconds on an H100); ``--train`` compiles a
 training step (forward and backward: about twice as long). Four runs, each in a new process:
@@ -8,9 +8,11 @@ training step (forward and backward: about twice as long). Four runs, each in a 
 2. inside kernelviz.capture(), empty cache directory B          (cold, captured; fills B)
 3. plain torch.compile, cache directory B                       (warm, plain)
 4. inside kernelviz.capture(), cache directory B                (warm, captured; the cache was filled by a capture)
-Each directory holds Inductor's caches and Triton's. Prints the cold ratio (2/1), the warm ratio
-(4/3), the FX-graph and AOTAutograd cache hits of each run, and in the warm capture the share of
-kernels with Inductor's own metadata (source nodes, original ATen ops and the user's source lines).
+Runs 3 and 4 are repeated ``--warm-pairs`` times, alternating (a warm run takes seconds, and one pair is
+noisy). Each directory holds Inductor's caches and Triton's. Prints the cold ratio (2/1), the warm ratio
+(4/3, the median of the pairs' ratios), the FX-graph and AOTAutograd cache hits of each run, and in the
+warm capture the share of kernels with Inductor's own metadata (source nodes, original ATen ops and the
+user's source lines).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,6 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--train", action="store_true", help="a training step (forward and backward)")
+    parser.add_argument("--warm-pairs", type=int, default=3, help="warm plain/captured pairs (median ratio)")
     parser.add_argument("--timeout", type=int, default=240, help="seconds allowed to each run")
     args = parser.parse_args()
     what = f"resnet50 {'training' if args.train else 'inference'} step, batch {args.batch}, channels-last"
@@ -91,13 +95,16 @@ def main() -> None:
         cold_plain = run("plain", plain_dir, args)
         cold_capture = run("capture", captured_dir, args)
         print("warm cache (the directory the cold capture filled):", flush=True)
-        warm_plain = run("plain", captured_dir, args)
-        warm_capture = run("capture", captured_dir, args)
+        pairs = [(run("plain", captured_dir, args), run("capture", captured_dir, args))
+                 for _ in range(args.warm_pairs)]
     print(f"device {cold_plain['device']}, torch {cold_plain['torch']}")
     print(f"cold: plain {cold_plain['seconds']:.2f} s, captured {cold_capture['seconds']:.2f} s, ratio "
           f"{cold_capture['seconds'] / cold_plain['seconds']:.3f} (target <= 1.05; one pair)")
-    print(f"warm: plain {warm_plain['seconds']:.2f} s, captured {warm_capture['seconds']:.2f} s, ratio "
-          f"{warm_capture['seconds'] / warm_plain['seconds']:.3f} (target <= 1.05; one pair)")
+    ratios = sorted(c["seconds"] / p["seconds"] for p, c in pairs)
+    plain, captured = (statistics.median(row["seconds"] for row in rows) for rows in zip(*pairs))
+    print(f"warm: plain {plain:.2f} s, captured {captured:.2f} s (medians), ratio {statistics.median(ratios):.3f} "
+          f"(target <= 1.05; median of {len(pairs)} pairs: {', '.join(f'{r:.3f}' for r in ratios)})")
+    warm_capture = pairs[-1][1]
     share = warm_capture["live"] / max(warm_capture["kernels"], 1)
     print(f"warm capture: {warm_capture['live']}/{warm_capture['kernels']} kernels ({100 * share:.0f}%) with "
           f"Inductor's own metadata, {warm_capture['located']} with the user's source lines; warnings: "

@@ -33,7 +33,11 @@ class Origin:
 
 
 def _names(text: str) -> list[str]:
-    return [n for n in map(str.strip, text.split(",")) if n]
+    """The items of a comma-separated list, stripped, empty ones left out."""
+    names = text.split(", ")
+    if " " in text.replace(", ", "") or "," in text.replace(", ", "") or "" in names:  # not "a, b, c": the slow way
+        return [n for n in map(str.strip, text.split(",")) if n]
+    return names
 
 
 def parse_origin(lines: list[str], comment: str = "#") -> Origin:

@@ -7,9 +7,11 @@ import json
 import re
 from typing import Any
 
-# One token of a literal (after its strings are double-quoted): a string; a tuple written as a dict key,
-# "(0,):"; a name with what follows it, "( )" "(" or "="; a parenthesis; a trailing comma.
-_TOKEN = re.compile(r'"[^"]*"|\((-?\d+,|-?\d+(?:, -?\d+)+)\):|(?<![\w.])([A-Za-z_][\w.]*)(\(\)|\(|=)?|[()]'
+# One token of a literal (after its strings are double-quoted): a string; a number (kept as it is, and
+# consumed whole so that no name starts inside it, as in 1e-05); a tuple written as a dict key, "(0,):"; a
+# name with what follows it, "( )" "(" or "="; a parenthesis; a trailing comma. Every branch starts with a
+# character of a small set, so that the regex engine skips the other characters without trying a branch.
+_TOKEN = re.compile(r'"[^"]*"|\d[\w.]*|\((-?\d+,|-?\d+(?:, -?\d+)+)\):|([A-Za-z_][\w.]*)(\(\)|\(|=)?|[()]'
                     r"|,(?=\s*[\])}])")
 _CONSTANTS = {"True": "true", "False": "false", "None": "null"}
 _EMPTY = {"set": "[]", "list": "[]", "tuple": "[]"}
@@ -37,7 +39,7 @@ def _as_json(text: str) -> dict[str, Any] | None:
 
     def token(m: re.Match) -> str:
         t = m.group(0)
-        if t[0] == '"':
+        if t[0] == '"' or t[0].isdigit():
             return t
         if m.group(1) is not None:  # a tuple key: ast.unparse's text of it
             return f'"({m.group(1)})":'

@@ -1,0 +1,57 @@
+"""The literal reader's fast path (a one-pass rewrite to JSON) gives what its ast path gives, on generated
+keyword-argument texts written the way Inductor writes triton_meta and inductor_meta (Python reprs)."""
+
+import ast
+from datetime import timedelta
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kernelviz.parse.literals import _as_json, to_json  # noqa: E402
+
+IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+# names as Inductor writes them: constants, dtypes, enums (a dotted name), bare identifiers
+NAME = st.one_of(st.sampled_from(["True", "False", "None", "torch.float32", "tl.constexpr", "Grid1D"]),
+                 st.builds(".".join, st.lists(IDENT, min_size=1, max_size=3)))
+# strings whose repr is the text between single quotes (no escapes: a backslash is outside the fast path)
+TEXT = st.text(st.characters(blacklist_characters="'\"\\").filter(str.isprintable), max_size=12)
+NUMBER = st.one_of(st.integers(-2**40, 2**40).map(repr),
+                   st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                   st.sampled_from(["1e-05", "-1e-05", "1e+16", "2.5e-07", "0.001"]))
+ATOM = st.one_of(NUMBER, TEXT.map(repr), NAME)
+
+
+def _containers(inner):
+    key = st.one_of(TEXT.map(repr), st.lists(st.integers(-9, 99).map(str), min_size=1, max_size=3).map(
+        lambda xs: f"({xs[0]},)" if len(xs) == 1 else f"({', '.join(xs)})"))
+    return st.one_of(
+        st.lists(inner, max_size=4).map(lambda xs: f"[{', '.join(xs)}]"),
+        st.lists(inner, min_size=2, max_size=4).map(lambda xs: f"({', '.join(xs)})"),
+        st.dictionaries(key, inner, max_size=4).map(lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"),
+        st.tuples(IDENT.map(str.title), st.dictionaries(IDENT, inner, max_size=3)).map(
+            lambda t: f"{t[0]}({', '.join(f'{k}={v}' for k, v in t[1].items())})"),
+        st.sampled_from(["set()", "list()", "tuple()"]),
+    )
+
+
+VALUE = st.recursive(ATOM, _containers, max_leaves=20)
+KWARGS = st.dictionaries(IDENT, VALUE, min_size=1, max_size=5).map(
+    lambda d: "(\n    " + ",\n    ".join(f"{k}={v}" for k, v in d.items()) + ",\n)")
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=1))
+@given(KWARGS)
+def test_the_fast_path_reads_what_the_ast_path_reads(text):
+    fast = _as_json(text)
+    call = ast.parse(f"f{text}", mode="eval").body
+    slow = {kw.arg: to_json(kw.value) for kw in call.keywords if kw.arg}
+    assert fast == slow, text  # every text generated here is in the fast path's reach
+
+
+def test_numbers_with_exponents_and_names_next_to_them():
+    text = "(a={'eps': 1e-05, 'big': 1e+16, 'neg': -2.5e-07, 'e': e1, 'dt': torch.float32}, b=Cfg(x=1e-05))"
+    assert _as_json(text) == {"a": {"eps": 1e-05, "big": 1e+16, "neg": -2.5e-07, "e": "e1", "dt": "torch.float32"},
+                              "b": {"x": 1e-05}}
