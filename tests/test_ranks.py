@@ -17,6 +17,7 @@ from kernelviz.bench.step import intersection, length, merged, minus, split
 from kernelviz.model import Capture, Ranks, StepSplit
 from kernelviz.ranks import SUMMARISE_ABOVE, rank_files
 from kernelviz.views.payload import decode
+from kernelviz.views.payload import payload as capture_payload
 from kernelviz.views.ranks_display import payload
 
 COLLECTIVES = FIXTURES / "cpu-torch2.13" / "collectives_0.py"  # funcol under gloo, compiled by torch 2.13
@@ -206,7 +207,7 @@ def test_bus_bandwidth_and_wait_times_from_device_intervals():
     from kernelviz.model import LaunchTiming
 
     assert [bus_factor("all_reduce", 8), bus_factor("all_gather_into_tensor", 8), bus_factor("broadcast", 8)] \
-        == [1.75, 0.875, 1.0] and bus_factor("send_recv", 2) is None
+        == [1.75, 0.875, 1.0] and bus_factor("send_recv", 2) is None and bus_factor("all_reduce", 1) is None
     graph = kernelviz.load(COLLECTIVES).graphs[0]
     # one run: mm 0-10, the C++ kernel 10-20, the all_reduce 20-50 (the stream has nothing else to do
     # until the wait), then the all_gather 60-65 while kernel 4 runs 55-70: its wait has nothing to wait for
@@ -246,3 +247,48 @@ def test_the_live_panel_of_ranks_carries_them_and_is_not_timed_from_the_notebook
     before = widget.payload
     widget.time_kernels()
     assert widget.payload == before and loaded.reference.graphs[0].launches[0].timing is None
+
+
+def _timed_collectives(world: int) -> Capture:
+    """The gloo funcol capture with the all_gather timed at 2 us (2 KB of it in flight) and its wait at 5 us."""
+    from kernelviz.bench.collectives import fill
+    from kernelviz.model import LaunchTiming
+
+    cap = kernelviz.load(COLLECTIVES)
+    cap.rank, cap.world_size = 0, world
+    graph = cap.graphs[0]
+    graph.launches[5].timing = LaunchTiming(in_graph_ms=0.002, flushed_ms=0.001, unit="cpu")
+    graph.launches[6].timing = LaunchTiming(in_graph_ms=0.005, unit="cpu")
+    graph.launches[6].collective.wait_ms = 0.005
+    fill(graph, world)
+    return cap
+
+
+def test_report_shows_a_collectives_bus_bandwidth():
+    talk = _timed_collectives(2).graphs[0].launches[5].collective  # 1024 B in 2 us, x (n-1)/n for 2 ranks
+    assert (talk.algo_gb_per_s, talk.bus_gb_per_s) == pytest.approx((0.512, 0.256))
+    assert "0.256 GB/s bus" in _timed_collectives(2).to_html()
+    assert "GB/s bus" not in _timed_collectives(1).to_html()  # one rank: nothing crosses a link
+
+
+@needs_browser
+def test_panel_shows_what_a_collective_moved_its_bandwidth_and_its_wait(tmp_path):
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one").mkdir()
+    for world, folder in ((2, "two"), (1, "one")):
+        site = panel_site(tmp_path / folder, json.dumps(capture_payload(_timed_collectives(world))))
+        with serve(site) as url, chromium_page() as page:
+            page.goto(url + "/index.html")
+            page.wait_for_selector(".kv-row")
+            row = page.locator(".kv-row").nth(5)
+            assert ("0.26 GB/s bus" in row.inner_text()) == (world == 2)
+            row.click()
+            facts = page.locator(".kv-facts-grid").inner_text()
+            assert "all_gather_into_tensor over group \"0\"" in facts and "1.0 KB" in facts
+            if world == 2:
+                assert "bus 0.26 GB/s · algorithm 0.51 GB/s · alone, back to back: bus 0.51 GB/s" in facts
+            else:
+                assert "no bus figure: at one rank nothing crosses a link" in facts
+            page.locator(".kv-row").nth(6).click()
+            assert "0.0050 ms for launch #5" in page.locator(".kv-facts-grid").inner_text()
+            assert page.errors == []

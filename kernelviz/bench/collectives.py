@@ -18,9 +18,10 @@ _FACTORS = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather_into_tensor": l
 
 
 def bus_factor(op: str, ranks: int) -> float | None:
-    """NCCL's bus factor of ``op`` over ``ranks`` ranks (coalesced ops count as their plain op)."""
+    """NCCL's bus factor of ``op`` over ``ranks`` ranks (coalesced ops count as their plain op); None for an
+    op it does not know, and for one rank (nothing crosses a link: no bus figure rather than 0 GB/s)."""
     base = op.removesuffix("_coalesced")
-    if base not in _FACTORS or ranks < 1:
+    if base not in _FACTORS or ranks < 2:
         return None
     return _FACTORS[base](ranks)
 

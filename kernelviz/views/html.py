@@ -52,7 +52,11 @@ _HEAD = ("#", "launch", "kind", "in-graph ms", "share", "isolated ms", "achieved
 
 
 def _rate(launch: Launch) -> str:
-    t = launch.timing
+    """As the panel's rows.js: a collective's bus bandwidth; a kernel's TFLOP/s where compute bounds it or
+    only FLOPs are known, else its GB/s."""
+    t, c = launch.timing, launch.collective
+    if c is not None:
+        return f"{c.bus_gb_per_s:.3g} GB/s bus" if c.bus_gb_per_s is not None else ""
     if t is None:
         return ""
     if t.tflop_per_s is not None and (t.bound == "compute" or t.gb_per_s is None):

@@ -22,11 +22,29 @@ function pct(p, of) {
   return p == null ? null : `${fmtPct(p)}% of the ${of}`;
 }
 
-function launchFacts(row, graph) {
+/** What a collective moved, over which group, how fast (bus and algorithm bandwidth, as nccl-tests counts
+ * them), and for a wait_tensor how long it stood waiting. `world` is the capture's world size. */
+function collectiveFacts(c, world) {
+  const group = c.group_ranks ? `ranks ${c.group_ranks.join(", ")}` : c.group != null ? `group "${c.group}"` : "";
+  const bandwidth = [c.bus_gb_per_s != null && `bus ${fmtRate(c.bus_gb_per_s, "GB/s")}`,
+    c.algo_gb_per_s != null && `algorithm ${fmtRate(c.algo_gb_per_s, "GB/s")}`,
+    c.alone_bus_gb_per_s != null && `alone, back to back: bus ${fmtRate(c.alone_bus_gb_per_s, "GB/s")}`,
+    c.bus_gb_per_s == null && c.algo_gb_per_s != null && world === 1 && "no bus figure: at one rank nothing crosses a link"]
+    .filter(Boolean).join(" · ");
+  return [
+    fact("collective", c.op + (c.reduce_op ? ` (${c.reduce_op})` : "") + (group ? ` over ${group}` : "")),
+    fact("message", c.bytes != null ? fmtBytes(c.bytes) : "", "the message size as nccl-tests counts it"),
+    fact("bandwidth", bandwidth),
+    fact("waited", c.wait_ms != null ? `${fmtMs(c.wait_ms)} ms` + (c.waits_on != null ? ` for launch #${c.waits_on}` : "") : ""),
+  ];
+}
+
+function launchFacts(row, graph, world) {
   const t = row.launch.timing || {};
   const kt = (row.kernel && row.kernel.timing) || {};
   const clock = t.unit === "cpu" ? "CPU wall clock" : "GPU device time";
   return h("div", { class: "kv-facts-grid" },
+    ...(row.launch.collective ? collectiveFacts(row.launch.collective, world) : []),
     fact("in-graph", t.in_graph_ms != null ? `${fmtMs(t.in_graph_ms)} ms (${clock})` : "",
       graph.timed_on ? `timed on ${graph.timed_on}` : ""),
     fact("share", t.share != null ? `${(100 * t.share).toFixed(1)}% of the graph` : ""),
@@ -79,7 +97,7 @@ export function kernelTab(ctx) {
   const box = h("div", { class: "kv-kernel-tab" },
     h("div", { class: "kv-detail-title" }, row.name, h("span", { class: "kv-badge" }, row.kind),
       row.type ? h("span", { class: "kv-badge" }, row.type) : null),
-    launchFacts(row, graph), differenceNote(row),
+    launchFacts(row, graph, ctx.cap.world_size), differenceNote(row),
     row.note ? h("div", { class: "kv-note" }, row.note) : null);
   if (!kernel) {
     box.append(h("pre", { class: "kv-call" }, launch.text),

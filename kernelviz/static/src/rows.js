@@ -16,8 +16,10 @@ export function nameParts(name) {
   return m && m[1] ? [m[1], m[2]] : [name, ""];
 }
 
-/** The launch's rate: GB/s where bandwidth bounds it or no FLOPs are known, else TFLOP/s. */
-function rate(t) {
+/** The launch's rate: a collective's bus bandwidth (as nccl-tests counts it); GB/s where bandwidth bounds a
+ * kernel or no FLOPs are known, else TFLOP/s. */
+function rate(t, c) {
+  if (c) return c.bus_gb_per_s != null ? { value: c.bus_gb_per_s, unit: "GB/s bus" } : null;
   const flops = t.tflop_per_s != null && (t.bound === "compute" || t.gb_per_s == null);
   if (flops) return { value: t.tflop_per_s, unit: "TFLOP/s" };
   if (t.gb_per_s != null) return { value: t.gb_per_s, unit: "GB/s" };
@@ -42,7 +44,7 @@ export function launchRows(graph) {
     const k = l.kernel_name ? byName.get(l.kernel_name) || null : null;
     const meta = (k && k.inductor_meta) || {};
     const t = l.timing || {};
-    const r = rate(t), roof = roofline(t);
+    const r = rate(t, l.collective), roof = roofline(t);
     const name = l.kernel_name || l.op || "?";
     return {
       launch: l, kernel: k, index: l.index, name, parts: nameParts(name), kind: kindOf(k, l),
