@@ -287,8 +287,20 @@ def test_panel_shows_what_a_collective_moved_its_bandwidth_and_its_wait(tmp_path
             assert "all_gather_into_tensor over group \"0\"" in facts and "1.0 KB" in facts
             if world == 2:
                 assert "bus 0.26 GB/s · algorithm 0.51 GB/s · alone, back to back: bus 0.51 GB/s" in facts
+                assert "0.0010 ms (the collective repeated back to back)" in facts and "L2" not in facts
+                assert page.locator(".kv-panel").first.inner_text().startswith("kernelviz")
+                assert "rank 0 of 2\n" in page.locator(".kv-panel").first.inner_text() + "\n"
             else:
                 assert "no bus figure: at one rank nothing crosses a link" in facts
             page.locator(".kv-row").nth(6).click()
             assert "0.0050 ms for launch #5" in page.locator(".kv-facts-grid").inner_text()
             assert page.errors == []
+
+
+def test_a_rank_without_host_or_device_is_named_without_them():
+    from kernelviz.views.text import headline
+
+    cap = _timed_collectives(2)
+    assert headline(cap).endswith(", rank 0 of 2")
+    cap.host, cap.backend = "node7", "gloo"
+    assert headline(cap).endswith(", rank 0 of 2 on node7 (gloo)")

@@ -44,7 +44,8 @@ def headline(capture: Capture) -> str:
                                                          ("triton", capture.triton_version)) if version]
     if capture.rank is not None:
         where = ", ".join(x for x in (capture.device, capture.backend) if x)
-        parts.append(f"rank {capture.rank} of {capture.world_size} on {capture.host} ({where})")
+        parts.append(f"rank {capture.rank} of {capture.world_size}" + (f" on {capture.host}" if capture.host else "")
+                     + (f" ({where})" if where else ""))
     return "kernelviz: " + ", ".join(parts)
 
 

@@ -49,7 +49,9 @@ function launchFacts(row, graph, world) {
       graph.timed_on ? `timed on ${graph.timed_on}` : ""),
     fact("share", t.share != null ? `${(100 * t.share).toFixed(1)}% of the graph` : ""),
     fact("isolated", kt.isolated_ms != null ? `${fmtMs(kt.isolated_ms)} ms` : kt.error ? `not timed: ${kt.error}` : ""),
-    fact("flushed", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (L2 flushed: the % figures use it)` : ""),
+    row.launch.collective
+      ? fact("alone", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (the collective repeated back to back)` : "")
+      : fact("flushed", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (L2 flushed: the % figures use it)` : ""),
     fact("achieved", [t.gb_per_s != null ? fmtRate(t.gb_per_s, "GB/s") : "", t.tflop_per_s != null ? fmtRate(t.tflop_per_s, "TFLOP/s") : ""]
       .filter(Boolean).join(" · ") + (t.cache_resident ? " (cache-resident: above the DRAM peak, inputs in L2)" : "")),
     fact("% of peak", [pct(t.pct_peak_bw, "DRAM peak"), pct(t.pct_peak_flops, `${t.dtype || ""} compute peak`)]

@@ -22,8 +22,9 @@ export function headline(cap) {
   if (devices) parts.push(cap.device_name ? `${devices} (${cap.device_name})` : devices);
   if (cap.torch_version) parts.push(`torch ${cap.torch_version}`);
   if (cap.triton_version) parts.push(`triton ${cap.triton_version}`);
+  const where = [cap.device, cap.backend].filter(Boolean).join(", ");
   if (cap.rank !== null && cap.rank !== undefined)
-    parts.push(`rank ${cap.rank} of ${cap.world_size} on ${cap.host} (${[cap.device, cap.backend].filter(Boolean).join(", ")})`);
+    parts.push(`rank ${cap.rank} of ${cap.world_size}` + (cap.host ? ` on ${cap.host}` : "") + (where ? ` (${where})` : ""));
   return parts.join(" · ");
 }
 

@@ -46,7 +46,7 @@ export const COLUMNS = [
   { key: "ms", num: true, label: "in-graph ms", width: "8em", show: true, cell: num("ms", fmtMs), title: "time in the graph, as call() runs it" },
   { key: "share", num: true, label: "share", width: "6.5em", show: true, cell: shareCell, title: "share of the graph's in-graph time" },
   { key: "iso", num: true, label: "isolated ms", width: "7.5em", show: true, cell: num("iso", fmtMs), title: "the kernel alone, L2 flushed" },
-  { key: "rate", num: true, label: "achieved", width: "7.5em", show: true, cell: rateCell, title: "GB/s, or TFLOP/s for a compute-bound launch" },
+  { key: "rate", num: true, label: "achieved", width: "8.5em", show: true, cell: rateCell, title: "GB/s, or TFLOP/s for a compute-bound launch; a collective's bus bandwidth (GB/s bus, as nccl-tests counts it)" },
   { key: "pct", num: true, label: "% roof", width: "5em", show: true, cell: pctCell, title: "% of the roofline: of the peak that bounds the launch" },
   { key: "bound", label: "bound", width: "5.5em", show: true, cell: text("bound") },
   { key: "aten", label: "original ATen", width: "14em", show: false, cell: text("aten") },
