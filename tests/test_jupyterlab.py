@@ -54,9 +54,11 @@ def _open(page, url: str, name: str) -> float:
     """Open a notebook in a running JupyterLab; seconds until the kernel table shows."""
     start = page.evaluate("performance.now()")
     _command(page, "docmanager:open", {"path": name})
-    page.wait_for_selector(f"[data-path='{name}'] .jp-RenderedKernelviz .kv-row:visible, "
-                           f".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedKernelviz .kv-row:visible",
-                           timeout=60000)
+    # the notebook in front is this one (not the one opened before, still shown for a moment) and shows its table
+    page.wait_for_function("""(name) => { const w = window.jupyterapp.shell.currentWidget;
+        return w && w.context && w.context.path === name && !w.node.classList.contains("lm-mod-hidden")
+          && [...w.node.querySelectorAll(".jp-RenderedKernelviz .kv-row")].some((r) => r.offsetParent); }""",
+                           arg=name, timeout=60000)
     return (page.evaluate("performance.now()") - start) / 1000
 
 
