@@ -34,8 +34,8 @@ class Origin:
 
 def _names(text: str) -> list[str]:
     """The items of a comma-separated list, stripped, empty ones left out."""
-    names = text.split(", ")
-    if " " in text.replace(", ", "") or "," in text.replace(", ", "") or "" in names:  # not "a, b, c": the slow way
+    names, rest = text.split(", "), text.replace(", ", "")
+    if " " in rest or "," in rest or "" in names:  # not plainly "a, b, c": the general way
         return [n for n in map(str.strip, text.split(",")) if n]
     return names
 
