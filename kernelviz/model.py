@@ -626,28 +626,26 @@ class Ranks(Document):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Ranks:
-        try:
-            data = loads(text)
-        except ValueError as exc:
-            raise CaptureError(f"not valid JSON ({exc}); expected a multi-rank kernelviz capture") from None
-        return cls.from_dict(data)
+        with without_gc():
+            return cls.from_dict(_capture_json(text, "a multi-rank kernelviz capture"))
 
 
-def _capture_json(text: str | bytes) -> Any:
-    """JSON data of a capture's text; a one-line :class:`CaptureError` where it is not JSON."""
+def _capture_json(text: str | bytes, expected: str = "a kernelviz capture") -> Any:
+    """JSON data of a capture's text; a one-line :class:`CaptureError` where it is not JSON, ending with what
+    was ``expected``."""
     try:
         return loads(text)
     except UnicodeDecodeError:
-        raise CaptureError("binary data, not JSON text; expected a kernelviz capture (.json)") from None
+        raise CaptureError(f"binary data, not JSON text; expected {expected} (.json)") from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):  # it ran out of text
             end = json.JSONDecodeError("", exc.doc, len(exc.doc))
             raise CaptureError(f"the JSON ends early at line {end.lineno} column {end.colno} (a truncated "
-                               "file?); expected a kernelviz capture") from None
+                               f"file?); expected {expected}") from None
         raise CaptureError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                           "expected a kernelviz capture") from None
+                           f"expected {expected}") from None
     except ValueError as exc:
-        raise CaptureError(f"not valid JSON ({exc}); expected a kernelviz capture") from None
+        raise CaptureError(f"not valid JSON ({exc}); expected {expected}") from None
 
 
 def _versioned(cls: type, data: Any) -> Any:

@@ -29,6 +29,16 @@ def start(rank: int, world: int, port: int, backend: str) -> None:
                             device_id=torch.device("cuda", rank) if backend == "nccl" else None)
 
 
+def run_job(target, world: int, out: Path) -> list[dict]:
+    """Run ``target`` on ``world`` ranks (one process each, NVLink multicast off in all) and return what each
+    rank reported."""
+    import torch.multiprocessing as mp
+
+    os.environ.update(NO_MULTICAST)  # the children inherit it (and set it again themselves)
+    mp.spawn(target, args=(world, free_port(), str(out)), nprocs=world, join=True)
+    return [json.loads((out / f"result.rank{r}.json").read_text()) for r in range(world)]
+
+
 def report(out: Path, rank: int, found: dict) -> None:
     (out / f"result.rank{rank}.json").write_text(json.dumps(found, indent=1))
 

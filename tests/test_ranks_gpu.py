@@ -2,13 +2,11 @@
 compiled blocks, and functional collectives inside a compiled graph timed in lockstep. NVLink multicast
 stays off in every process (ranks_job.NO_MULTICAST)."""
 
-import json
-import os
 
 import pytest
 
 import kernelviz
-from ranks_job import NO_MULTICAST, ddp_rank, free_port, fsdp_rank, funcol_rank
+from ranks_job import ddp_rank, fsdp_rank, funcol_rank, run_job
 
 
 def _two_gpus() -> bool:
@@ -23,14 +21,6 @@ def _two_gpus() -> bool:
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _two_gpus(), reason="needs 2 CUDA GPUs")]
 
 
-def run_job(target, tmp_path):
-    import torch.multiprocessing as mp
-
-    os.environ.update(NO_MULTICAST)  # the children inherit it (and set it again themselves)
-    mp.spawn(target, args=(2, free_port(), str(tmp_path)), nprocs=2, join=True)
-    return [json.loads((tmp_path / f"result.rank{r}.json").read_text()) for r in range(2)]
-
-
 def _check_split(split, *ops):
     assert split["unit"] == "gpu" and split["window_ms"] > 0
     parts = split["compute_ms"] + split["comm_ms"] + split["overlap_ms"] + split["idle_ms"]
@@ -40,7 +30,7 @@ def _check_split(split, *ops):
 
 
 def test_ddp_compiled_model_graphs_split_at_buckets_and_the_step_split(tmp_path):
-    results = run_job(ddp_rank, tmp_path)
+    results = run_job(ddp_rank, 2, tmp_path)
     for rank, found in enumerate(results):
         assert (found["rank"], found["world"], found["device"], found["backend"]) == (rank, 2, f"cuda:{rank}", "nccl")
         forward = [g for g in found["graphs"] if g["kind"] == "forward"]
@@ -57,7 +47,7 @@ def test_ddp_compiled_model_graphs_split_at_buckets_and_the_step_split(tmp_path)
 
 
 def test_fsdp2_compiled_blocks_with_their_gathers_and_scatters(tmp_path):
-    results = run_job(fsdp_rank, tmp_path)
+    results = run_job(fsdp_rank, 2, tmp_path)
     for found in results:
         assert found["graphs"], found["warnings"]
         _check_split(found["split"], "all_gather", "reduce_scatter")
@@ -69,7 +59,7 @@ def test_fsdp2_compiled_blocks_with_their_gathers_and_scatters(tmp_path):
 
 
 def test_functional_collectives_timed_in_lockstep_on_nccl(tmp_path):
-    results = run_job(funcol_rank, tmp_path)
+    results = run_job(funcol_rank, 2, tmp_path)
     for found in results:
         graph = found["graphs"][0]
         assert graph["timed_on"] == "user tensors" and not [w for w in graph["warnings"] if "not timed" in w]

@@ -2,37 +2,16 @@
 one-GPU machine can run of them). Captured and timed on NCCL, results, parameters and RNG kept, saved and loaded.
 At one rank NCCL moves nothing between GPUs: a collective is a device copy or nothing, and has no bus figure."""
 
-import json
-import os
-
 import pytest
 
 import kernelviz
-from ranks_job import NO_MULTICAST, free_port, fsdp_rank, funcol_rank
+from ranks_job import fsdp_rank, funcol_rank, run_job
 
-
-def _gpu() -> bool:
-    try:
-        import torch
-
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
-
-
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _gpu(), reason="needs a CUDA GPU")]
-
-
-def run_one(target, tmp_path) -> dict:
-    import torch.multiprocessing as mp
-
-    os.environ.update(NO_MULTICAST)
-    mp.spawn(target, args=(1, free_port(), str(tmp_path)), nprocs=1, join=True)
-    return json.loads((tmp_path / "result.rank0.json").read_text())
+pytestmark = pytest.mark.gpu  # conftest skips it where there is no CUDA
 
 
 def test_fsdp2_compiled_blocks_on_nccl_at_one_rank(tmp_path):
-    found = run_one(fsdp_rank, tmp_path)
+    found = run_job(fsdp_rank, 1, tmp_path)[0]
     assert found["graphs"] and not found["warnings"]
     assert {g["kind"] for g in found["graphs"]} == {"forward", "backward"}
     for graph in found["graphs"]:  # FSDP2 frees the unsharded parameters after use: recreated inputs
@@ -45,7 +24,7 @@ def test_fsdp2_compiled_blocks_on_nccl_at_one_rank(tmp_path):
 
 
 def test_functional_collectives_on_nccl_at_one_rank(tmp_path):
-    found = run_one(funcol_rank, tmp_path)
+    found = run_job(funcol_rank, 1, tmp_path)[0]
     graph = found["graphs"][0]
     assert graph["timed_on"] == "user tensors" and not graph["warnings"]
     talks = found["collectives"]

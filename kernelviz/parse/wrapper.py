@@ -190,9 +190,6 @@ class _Reader:
                 self.inputs = {spec.name: spec for spec in self.out.inputs}
             self.known.update(targets)
             return
-        if a := _ASSERT.match(expr):
-            self._assert(a, line)
-            return
         if (a := _ALLOC.match(expr)) and targets:
             shape, stride, dtype = _dims(a.group(2)), _dims(a.group(3)), a.group(4)
             self.out.device = self.out.device or a.group(1)
