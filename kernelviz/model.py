@@ -26,10 +26,16 @@ try:
 except ImportError:  # the GPU machine runs kernelviz from a checkout, without its dependencies
     orjson = None
 
-SCHEMA_VERSION = 2
-READABLE_SCHEMAS = (1, 2)  # version 1 files load with the fields added since left at their defaults
+SCHEMA_VERSION = 3
+# version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
+# graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded)
+READABLE_SCHEMAS = (1, 2, 3)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
+# %name : Tensor "dtype[shape][stride]device"[num_users=N] = op[target=...](args): one regex for it all
+_FRAGMENT = re.compile(r'^%(\w+) : (?:Tensor "(\w+)\[([^\]]*)\]\[([^\]]*)\]([^"]*)")?(.*?) = (\w+)\[target=(.*?)\]'
+                       r"(?:\((.*)\))?$")
+_USERS = re.compile(r"\[num_users=(\d+)\]")
 
 
 class CaptureError(ValueError):
@@ -50,9 +56,17 @@ class SourceLocation:
     code: str = ""
 
 
+def split_list(text: str) -> list[str]:
+    """The items of a comma-separated list as Inductor prints one ("a, b, c"), stripped, empty ones left out."""
+    names, rest = text.split(", "), text.replace(", ", "")
+    if " " in rest or "," in rest or "" in names:  # not plainly "a, b, c": the general way
+        return [n for n in map(str.strip, text.split(",")) if n]
+    return names
+
+
 @dataclass
 class FragmentNode:
-    """One node of a kernel's graph fragment, as Inductor prints it."""
+    """One node of a kernel's graph fragment: a line of it (``Kernel.fragment``) read into its parts."""
 
     name: str
     op: str  # "placeholder", "call_function", "output", ...
@@ -64,6 +78,33 @@ class FragmentNode:
     users: int | None = None
     args: str = ""
     text: str = ""  # the raw line, kept only where it could not be parsed
+
+    @classmethod
+    def from_line(cls, line: str) -> FragmentNode:
+        """One ``%name : Tensor "f32[8, 64][64, 1]cpu"[num_users=2] = op[target=...](args = ...)`` line."""
+        m = _FRAGMENT.match(line)
+        if not m:
+            if line.startswith("return "):
+                return cls(name="output", op="output", args=line[len("return "):])
+            return cls(name="?", op="unknown", text=line)
+        name, dtype, shape, stride, device, rest, op, target, args = m.groups()
+        users = _USERS.search(rest) if "num_users" in rest else None
+        tensor = dtype is not None
+        return cls(name=name, op="placeholder" if op == "PlaceHolder" else op, target=target, dtype=dtype,
+                   shape=split_list(shape) if tensor else None, stride=split_list(stride) if tensor else None,
+                   device=device or None, users=int(users.group(1)) if users else None, args=args or "")
+
+    def line(self) -> str:
+        """The line :meth:`from_line` reads back into this node (how schemas 1 and 2, which kept nodes, load)."""
+        if self.op == "output":
+            return f"return {self.args}"
+        if self.op == "unknown":
+            return self.text
+        tensor = (f'Tensor "{self.dtype}[{", ".join(self.shape or [])}][{", ".join(self.stride or [])}]'
+                  f'{self.device or ""}"' if self.dtype is not None else "")
+        users = f"[num_users={self.users}]" if self.users is not None else ""
+        op = "PlaceHolder" if self.op == "placeholder" else self.op
+        return f"%{self.name} : {tensor}{users} = {op}[target={self.target}]" + (f"({self.args})" if self.args else "")
 
 
 @dataclass
@@ -210,7 +251,7 @@ class Kernel:
     source_nodes: list[str] = field(default_factory=list)
     original_aten: list[str] = field(default_factory=list)
     node_mapping: dict[str, list[str]] = field(default_factory=dict)  # source node -> ATen nodes
-    fragment: list[FragmentNode] = field(default_factory=list)
+    fragment: list[str] = field(default_factory=list)  # the graph fragment: a node per line, as Inductor prints it
     locations: list[SourceLocation] = field(default_factory=list)
     metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"
     path: str | None = None  # Inductor's "kernel path" comment
@@ -222,6 +263,10 @@ class Kernel:
     # deep inspection (issue 12)
     ir: KernelIR | None = None
     repro: ReproRecord | None = None
+
+    def fragment_nodes(self) -> list[FragmentNode]:
+        """The graph fragment's lines read into nodes (each time it is called: the lines are what is kept)."""
+        return [FragmentNode.from_line(line) for line in self.fragment]
 
     def _meta(self, key: str) -> Any:
         return (self.inductor_meta or {}).get(key)
@@ -652,10 +697,47 @@ def _versioned(cls: type, data: Any) -> Any:
     """``cls`` built from its JSON data, if this kernelviz reads the data's schema version (one line
     naming the field that is wrong otherwise)."""
     _check_capture(data)
+    if data["schema_version"] < 3:
+        data = _upgraded(data)
     with without_gc():
         built = _build(cls, data)
     built.schema_version = SCHEMA_VERSION
     return built
+
+
+def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 and 2 data as schema 3 reads it: each kernel's fragment nodes as the lines they were read from
+    (a copy where anything changes; the nodes are checked as schema 2 read them, naming a bad field)."""
+    def capture(cap: Any, path: list[str | int]) -> Any:
+        if type(cap) is not dict or type(cap.get("graphs")) is not list:
+            return cap
+        return {**cap, "graphs": [graph_(g, [i, "graphs", *path]) for i, g in enumerate(cap["graphs"])]}
+
+    def graph_(graph: Any, path: list[str | int]) -> Any:
+        if type(graph) is not dict or type(graph.get("kernels")) is not list:
+            return graph
+        return {**graph, "kernels": [kernel(k, [i, "kernels", *path]) for i, k in enumerate(graph["kernels"])]}
+
+    def kernel(k: Any, path: list[str | int]) -> Any:
+        if type(k) is not dict or "fragment" not in k:
+            return k
+        try:
+            return {**k, "fragment": [node.line() for node in nodes(k["fragment"])]}
+        except _Invalid as error:
+            if not error.path:
+                error.expected = "a list"
+            error.path += ["fragment", *path]
+            raise CaptureError(error.message()) from None
+
+    nodes = _converter(list[FragmentNode])
+    if data.get("format") == RANKS_FORMAT:
+        data = {**data}
+        if "reference" in data:
+            data["reference"] = capture(data["reference"], ["reference"])
+        if type(data.get("captures")) is list:
+            data["captures"] = [capture(c, [i, "captures"]) for i, c in enumerate(data["captures"])]
+        return data
+    return capture(data, [])
 
 
 def dumps(value: Any, indent: int | None = None) -> str:

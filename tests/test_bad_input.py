@@ -2,6 +2,7 @@
 ``kernelviz.load`` (ParseError), ``Capture.from_json``/``from_dict`` (CaptureError) and the CLI (exit 2)."""
 
 import copy
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 import kernelviz
 from conftest import FIXTURES
 from kernelviz.__main__ import main
-from kernelviz.model import Capture
+from kernelviz.model import Capture, FragmentNode
 from kernelviz.views.payload import ENCODING, capture_from_bundle, saved
 
 MLP = FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"
@@ -37,6 +38,20 @@ def _set(path, value):
     return edit
 
 
+def _schema_2_node_users(value, whole=False):
+    """A schema 2 capture (it kept each fragment line as its node's fields) with kernel 1's fragment, or its
+    first node's users, set to ``value``."""
+    def edit(data):
+        data["schema_version"] = 2
+        for kernel in data["graphs"][0]["kernels"]:
+            kernel["fragment"] = [dataclasses.asdict(FragmentNode.from_line(line)) for line in kernel["fragment"]]
+        if whole:
+            data["graphs"][0]["kernels"][1]["fragment"] = value
+        else:
+            data["graphs"][0]["kernels"][1]["fragment"][0]["users"] = value
+    return edit
+
+
 # (file name, content, what the one line must say)
 CASES = [
     ("list.json", "[1, 2]",
@@ -47,10 +62,14 @@ CASES = [
      "graphs[0].kernels[1].name: expected a string, got nothing (the field is missing)"),
     ("wrong-type.json", _edited(_set(["graphs", 0, "launches", 2, "timing"], {"in_graph_ms": "fast"})),
      "graphs[0].launches[2].timing.in_graph_ms: expected a number or null, got the string 'fast'"),
-    ("users.json", _edited(_set(["graphs", 0, "kernels", 1, "fragment", 0, "users"], [1])),
+    ("fragment-line.json", _edited(_set(["graphs", 0, "kernels", 1, "fragment", 0], [1])),
+     "graphs[0].kernels[1].fragment[0]: expected a string, got a list of 1"),
+    ("schema-2-node.json", _edited(_schema_2_node_users([1])),  # schema 2 kept a fragment's nodes, not its lines
      "graphs[0].kernels[1].fragment[0].users: expected an integer or null, got a list of 1"),
-    ("newer.json", _edited(_set(["schema_version"], 3)),
-     "schema 3 is not supported: written by a newer kernelviz (this one reads schemas 1 to 2): upgrade kernelviz"),
+    ("schema-2-fragment.json", _edited(_schema_2_node_users("x", whole=True)),
+     "graphs[0].kernels[1].fragment: expected a list, got the string 'x'"),
+    ("newer.json", _edited(_set(["schema_version"], 4)),
+     "schema 4 is not supported: written by a newer kernelviz (this one reads schemas 1 to 3): upgrade kernelviz"),
     ("older.json", _edited(_set(["schema_version"], 0)), "schema 0 is not supported: written by an older kernelviz"),
     ("no-version.json", '{"graphs": []}', "not a kernelviz capture (no schema_version): expected a JSON object"),
     ("truncated.json", json.dumps(GOOD)[:5000], "the JSON ends early at line 1 column 5001 (a truncated file?)"),

@@ -50,9 +50,9 @@ def test_layer_norm_relu_metadata_from_inductor():
     assert "aten.native_layer_norm" in kernel.original_aten and "aten.relu" in kernel.original_aten
     assert kernel.source_nodes and kernel.metadata_from == "inductor"
     assert set(kernel.node_mapping) == set(kernel.source_nodes)
-    names = {n.name for n in kernel.fragment}
+    names = {n.name for n in kernel.fragment_nodes()}
     assert {"var_mean", "relu"} <= names
-    placeholder = next(n for n in kernel.fragment if n.op == "placeholder" and n.shape == ["16", "32"])
+    placeholder = next(n for n in kernel.fragment_nodes() if n.op == "placeholder" and n.shape == ["16", "32"])
     assert placeholder.dtype == "f32" and placeholder.stride == ["32", "1"]
     assert any(loc.file == zoo.__file__ and "layer_norm" in loc.code for loc in kernel.locations)
     (launch,) = graph.launches

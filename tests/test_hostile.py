@@ -64,6 +64,12 @@ def hostile_capture() -> tuple[Capture, dict[str, str]]:
     names = [{k.name: i for i, k in enumerate(g.kernels)} for g in cap.graphs]
     fields: dict[str, str] = {}
     _poison(cap, "cap", fields)
+    # _poison made every fragment line hostile text that reads as no node; one line reads as a node with a
+    # hostile target (a tag without "]", which ends a target)
+    kernel = cap.graphs[0].kernels[0]
+    fields.pop("cap.graphs[0].kernels[0].fragment[1]")
+    fields["fragment target"] = evil("fragment target")
+    kernel.fragment[1] = f'%x : Tensor "f32[8][1]cuda:0" = call_function[target={fields["fragment target"]}](args = ())'
     for graph, index in zip(cap.graphs, names):  # each launch names its kernel by the kernel's new name
         for launch in graph.launches:
             if launch.kernel_name is not None:
@@ -85,8 +91,7 @@ def _check_inert(markup: str) -> str:
 # What the views must show of the hostile strings (field paths of hostile_capture); the report also shows a
 # kernel's own ATen ops and source nodes (the panel shows those of its launch).
 SHOWN = ["cap.graphs[0].id", "cap.graphs[0].kernels[0].name", "cap.graphs[0].launches[0].source_nodes[0]",
-         "cap.graphs[0].kernels[0].fragment[0].target",
-         "cap.graphs[0].kernels[0].fragment[0].name", "cap.graphs[0].kernels[0].locations[0].file",
+         "cap.graphs[0].kernels[0].fragment[0]", "fragment target", "cap.graphs[0].kernels[0].locations[0].file",
          "cap.graphs[0].kernels[0].locations[0].code", "cap.graphs[0].warnings[0]", "cap.warnings[0]",
          "cap.graphs[0].launches[0].original_aten[0]", "cap.graphs[1].kernels[0].name", "cap.graphs[0].kind",
          "cap.graphs[0].device"]
@@ -114,7 +119,8 @@ def test_megabyte_strings_are_kept_whole():
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
     big = "<script>window.pwned=1</script>" + "x" * (1 << 20)
     graph, kernel = cap.graphs[0], cap.graphs[0].kernels[1]
-    graph.warnings, kernel.fragment[0].target = [big + "w"], big + "t"
+    graph.warnings = [big + "w"]
+    kernel.fragment[0] = f'%x : Tensor "f32[8][1]cuda:0" = call_function[target={big}t](args = ())'
     kernel.locations = [SourceLocation(file=big + "f", line=1, code=big + "c")]
     text = _check_inert(report(cap))
     for suffix in "wtfc":

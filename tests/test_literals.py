@@ -56,12 +56,3 @@ def test_numbers_with_exponents_and_names_next_to_them():
     text = "(a={'eps': 1e-05, 'big': 1e+16, 'neg': -2.5e-07, 'e': e1, 'dt': torch.float32}, b=Cfg(x=1e-05))"
     assert _as_json(text) == {"a": {"eps": 1e-05, "big": 1e+16, "neg": -2.5e-07, "e": "e1", "dt": "torch.float32"},
                               "b": {"x": 1e-05}}
-
-
-@settings(max_examples=300, deadline=timedelta(seconds=1))
-@given(st.lists(st.sampled_from(["32", "s0", "s0 + 1", "", " ", "64 ", " 7", "a,b"]), max_size=6).map(", ".join)
-       | st.text(st.sampled_from(list("ab1 ,")), max_size=12))
-def test_comment_lists_split_as_stripped_non_empty_items(text):
-    from kernelviz.parse.comments import _names
-
-    assert _names(text) == [n for n in map(str.strip, text.split(",")) if n]

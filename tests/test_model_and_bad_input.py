@@ -7,7 +7,7 @@ import pytest
 
 import kernelviz
 from conftest import ALL_FIXTURES, FIXTURES
-from kernelviz.model import SCHEMA_VERSION, Capture
+from kernelviz.model import SCHEMA_VERSION, Capture, FragmentNode
 
 MLP_CUDA = FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"
 
@@ -21,7 +21,18 @@ def test_json_round_trip_is_lossless_on_every_fixture():
     assert again.to_json() == text
     assert json.loads(text)["schema_version"] == SCHEMA_VERSION
     triton = next(k for k in again.kernels if k.kind == "triton")
-    assert type(triton.fragment[0]).__name__ == "FragmentNode" and triton.fragment[0].shape
+    assert triton.fragment[0].startswith("%") and triton.fragment_nodes()[0].shape
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*/*.json")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_older_schemas_load_their_fragment_nodes_as_lines_that_read_back_the_same(path):
+    data = json.loads(path.read_text())
+    assert data["schema_version"] < 3  # files that kernelviz 0.1 wrote, fragment nodes and all
+    capture = Capture.from_json(path.read_text())
+    stored = [[FragmentNode(**node) for node in k["fragment"]] for g in data["graphs"] for k in g["kernels"]]
+    assert sum(map(len, stored)) > 10
+    assert [k.fragment_nodes() for k in capture.kernels] == stored
+    assert Capture.from_json(capture.to_json()) == capture
 
 
 def test_json_keeps_contract_field_names():

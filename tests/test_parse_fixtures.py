@@ -10,6 +10,7 @@ import re
 import pytest
 
 import kernelviz
+from kernelviz.model import FragmentNode
 from conftest import ALL_FIXTURES, CUDA_FIXTURES
 
 BOOKKEEPING = {"assert_size_stride", "assert_alignment", "get_raw_stream", "reinterpret_tensor"}
@@ -119,9 +120,10 @@ def test_triton_metadata_equals_comments(path):
         start, end = block.index("# Source node to ATen node mapping:"), block.index("# Graph fragment:")
         assert [f"#   {k} => {', '.join(v)}" for k, v in kernel.node_mapping.items()] == block[start + 1 : end]
         fragment = block[end + 1 :]
-        assert len(kernel.fragment) == len(fragment)
-        for node, line in zip(kernel.fragment, fragment):
+        assert [f"#   {line}" for line in kernel.fragment] == fragment  # the lines kept as printed
+        for node, line in zip(kernel.fragment_nodes(), fragment):
             assert node.op != "unknown" and node.text == ""
+            assert FragmentNode.from_line(node.line()) == node  # how a schema 2 file's nodes load
             assert line.startswith(f"#   %{node.name} : ") or (node.op == "output" and line.startswith("#   return"))
             assert node.target in line and node.args in line
         assert kernel.metadata_from == "comment"
@@ -131,10 +133,10 @@ def test_triton_metadata_equals_comments(path):
 
 def test_fragment_nodes_carry_dtype_shape_stride():
     graph = kernelviz.load(next(p for p in CUDA_FIXTURES if p.name == "norms_0.py")).graphs[0]
-    node = next(n for n in graph.kernels[0].fragment if n.name == "arg0_1")
+    node = next(n for n in graph.kernels[0].fragment_nodes() if n.name == "arg0_1")
     assert (node.op, node.dtype, node.shape, node.stride, node.device) == (
         "placeholder", "bf16", ["8192", "1024"], ["1024", "1"], "cuda:0")
-    var_mean = next(n for n in graph.kernels[0].fragment if n.name == "var_mean")
+    var_mean = next(n for n in graph.kernels[0].fragment_nodes() if n.name == "var_mean")
     assert (var_mean.op, var_mean.target, var_mean.users, var_mean.dtype) == (
         "call_function", "torch.ops.aten.var_mean.correction", 2, None)
 

@@ -26,7 +26,7 @@ def hostile_capture() -> Capture:
     cap.graphs[0].launches[0].kernel_name = kernel.name
     kernel.source = kernel.source.replace("xnumel = 8192", f"xnumel = 8192  # '{EVIL}'")
     kernel.locations = [SourceLocation(file=f"/tmp/{EVIL}.py", line=3, function="f", code=f"x = '{EVIL}'")]
-    kernel.fragment[0].target = EVIL
+    kernel.fragment.append(f'%x : Tensor "f32[8][1]cuda:0" = call_function[target={EVIL}](args = (%y,))')
     cap.dynamo = [DynamoEvent("graph_break", f"Unsupported {EVIL}", f"/tmp/{EVIL}.py", 3, "f", EVIL)]
     return cap
 

@@ -56,7 +56,7 @@ def describe(graph: Graph) -> list[Work]:
             jit = _JIT.search(kernel.source)
             body = kernel.source[jit.start() if jit else 0:].replace(kernel.name, "KERNEL")
             skeleton = _NUMBER.sub("#", body)
-            fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment
+            fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment_nodes()
                                if n.op != "output" and n.shape is not None)
         else:
             skeleton = _NUMBERED.sub("#", launch.text.split(" = ", 1)[-1])

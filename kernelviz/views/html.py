@@ -150,10 +150,11 @@ def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
     mapping = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(v))}</td></tr>"
                       for k, v in kernel.node_mapping.items())
     fragment = "".join(
+        f'<tr><td>?</td><td colspan="6"><code>{escape(n.text)}</code></td></tr>' if n.op == "unknown" else
         "<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in (
             n.name, n.op, n.target, n.dtype or "", f"[{', '.join(n.shape)}]" if n.shape is not None else "",
             f"[{', '.join(n.stride)}]" if n.stride is not None else "", "" if n.users is None else n.users)) + "</tr>"
-        for n in kernel.fragment if n.op != "output")
+        for n in kernel.fragment_nodes() if n.op != "output")
     locations = "".join(f"<li><code>{escape(loc.file)}:{loc.line}</code> <code>{escape(loc.code)}</code></li>"
                         for loc in kernel.locations)
     return (f'<details class="kv-kernel"><summary><code>{escape(kernel.name)}</code> '

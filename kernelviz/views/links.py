@@ -53,7 +53,7 @@ def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
     compute = [(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start) if _COMPUTE.search(line)]
     access = [(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start) if _ACCESS.search(line)]
     links: dict[str, list[int]] = {}
-    for node in kernel.fragment:
+    for node in kernel.fragment_nodes():
         if node.op == "placeholder":
             names = "|".join(map(re.escape, arg_of.get(node.name, [])))
             pattern = re.compile(rf"\b(?:{names})\b") if names else None

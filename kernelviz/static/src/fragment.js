@@ -2,6 +2,32 @@
 // (click a node to light the source lines linked to it). Node rows carry data-node.
 import { h, table } from "./dom.js";
 
+// One line of Inductor's graph fragment, as kernelviz.model.FragmentNode.from_line reads it (the capture
+// keeps the lines; schemas 1 and 2, which kept the nodes, are read as they are).
+// (Python's \w is Unicode: [\p{L}\p{N}_] here.)
+const FRAGMENT = /^%([\p{L}\p{N}_]+) : (?:Tensor "([\p{L}\p{N}_]+)\[([^\]]*)\]\[([^\]]*)\]([^"]*)")?(.*?) = ([\p{L}\p{N}_]+)\[target=(.*?)\](?:\((.*)\))?$/u;
+const list = (text) => text.split(",").map((s) => s.trim()).filter((s) => s);
+
+function fragmentNode(line) {
+  if (typeof line !== "string") return line;
+  const m = FRAGMENT.exec(line);
+  if (!m) {
+    return line.startsWith("return ") ? { name: "output", op: "output", args: line.slice(7) } : { name: "?", op: "unknown", text: line };
+  }
+  const [, name, dtype, shape, stride, device, rest, op, target, args] = m;
+  const users = /\[num_users=(\d+)\]/.exec(rest);
+  const tensor = dtype !== undefined;
+  return { name, op: op === "PlaceHolder" ? "placeholder" : op, target, dtype: dtype ?? null, shape: tensor ? list(shape) : null,
+    stride: tensor ? list(stride) : null, device: device || null, users: users ? Number(users[1]) : null, args: args || "" };
+}
+
+const nodeRow = (n, links, selectNode) => n.op === "unknown"
+  ? h("tr", { class: "kv-node" }, h("td", {}, "?"), h("td", { class: "kv-mono", colspan: "6" }, n.text))
+  : h("tr", { class: "kv-node" + (links[n.name] ? " kv-linked" : ""), "data-node": n.name, onclick: () => selectNode(n.name) },
+    h("td", {}, n.name), h("td", {}, n.op), h("td", { class: "kv-mono" }, n.target), h("td", {}, n.dtype || ""),
+    h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
+    h("td", {}, n.users ?? ""));
+
 const locationRow = (loc, label) => h("tr", {},
   h("td", { class: "kv-loc", title: `${loc.file}:${loc.line}` }, `${loc.file}:${loc.line}`),
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
@@ -15,9 +41,6 @@ export function metaView(kernel, links, selectNode, caller) {
       Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
     yours.length ? h("div", {}, h("b", {}, "Your code"), table(["file:line", "code", ""], yours)) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
-      table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.filter((n) => n.op !== "output").map((n) =>
-        h("tr", { class: "kv-node" + (links[n.name] ? " kv-linked" : ""), "data-node": n.name, onclick: () => selectNode(n.name) },
-          h("td", {}, n.name), h("td", {}, n.op), h("td", { class: "kv-mono" }, n.target), h("td", {}, n.dtype || ""),
-          h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
-          h("td", {}, n.users ?? ""))))));
+      table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
+        .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)))));
 }
