@@ -25,7 +25,8 @@ TENSOR = st.builds(lambda dtype, shape, stride, device: f'Tensor "{dtype}[{shape
                    st.sampled_from(["f32", "bf16", "i64", "b8"]), DIMS, DIMS, st.sampled_from(["cuda:0", "cpu", ""]))
 LINES = st.one_of(
     st.builds(lambda name, tensor, users, op, target, args: f"%{name} : {tensor}{users} = {op}[target={target}]{args}",
-              NAMES, st.one_of(st.just(""), TENSOR), st.one_of(st.just(""), st.integers(0, 9).map("[num_users={}]".format)),
+              NAMES, st.one_of(st.just(""), TENSOR),
+              st.one_of(st.just(""), st.integers(0, 9).map("[num_users={}]".format)),
               st.sampled_from(["PlaceHolder", "call_function", "get_attr"]), TEXT,
               st.one_of(st.just(""), TEXT.map("(args = ({}), kwargs = {{}})".format))),
     TEXT.map("return {}".format), TEXT)

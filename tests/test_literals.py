@@ -1,8 +1,9 @@
 """The literal reader's fast path (a one-pass rewrite to JSON) gives what its ast path gives, on generated
 keyword-argument texts written the way Inductor writes triton_meta and inductor_meta (Python reprs); the
-comment lists' fast split gives what the general one gives."""
+line starts computed from the lines give what splitlines gives."""
 
 import ast
+import keyword
 from datetime import timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from kernelviz.parse.literals import _as_json, to_json  # noqa: E402
 
-IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(lambda name: not keyword.iskeyword(name))
 # names as Inductor writes them: constants, dtypes, enums (a dotted name), bare identifiers
 NAME = st.one_of(st.sampled_from(["True", "False", "None", "torch.float32", "tl.constexpr", "Grid1D"]),
                  st.builds(".".join, st.lists(IDENT, min_size=1, max_size=3)))
@@ -56,3 +57,14 @@ def test_numbers_with_exponents_and_names_next_to_them():
     text = "(a={'eps': 1e-05, 'big': 1e+16, 'neg': -2.5e-07, 'e': e1, 'dt': torch.float32}, b=Cfg(x=1e-05))"
     assert _as_json(text) == {"a": {"eps": 1e-05, "big": 1e+16, "neg": -2.5e-07, "e": "e1", "dt": "torch.float32"},
                               "b": {"x": 1e-05}}
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=1))
+@given(st.text(st.sampled_from(["a", " ", "\n", "\r", "\x0b", "\x85", "\u2028", "#"]), max_size=20))
+def test_line_starts_from_the_lines_agree_with_splitlines(text):
+    import itertools
+
+    from kernelviz.parse import _line_starts
+
+    assert _line_starts(text, text.splitlines()) == list(
+        itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))

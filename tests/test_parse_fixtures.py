@@ -10,8 +10,8 @@ import re
 import pytest
 
 import kernelviz
-from kernelviz.model import FragmentNode
 from conftest import ALL_FIXTURES, CUDA_FIXTURES
+from kernelviz.model import FragmentNode
 
 BOOKKEEPING = {"assert_size_stride", "assert_alignment", "get_raw_stream", "reinterpret_tensor"}
 

@@ -27,7 +27,7 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     if "\x00" in text:
         raise ParseError(f"binary data (a NUL byte at offset {text.index(chr(0))}), not text; {EXPECTED}")
     lines = text.splitlines()
-    starts = list(itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
+    starts = _line_starts(text, lines)
     warnings: list[str] = []
     definitions = find_kernels(text, lines, starts, warnings)
     skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
@@ -43,6 +43,16 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     return Graph(id=gid, kind=kind, device=_device(text, body.device, kernels), code=text,
                  kernels=list(kernels.values()), launches=body.launches, memory=body.memory,
                  inputs=body.inputs, outputs=body.outputs, call_span=body.span, warnings=warnings)
+
+
+def _line_starts(text: str, lines: list[str]) -> list[int]:
+    """The offset where each line starts (and the text's end). Where "\n" ends every line (no other line
+    break of ``str.splitlines``, each of which would add a line), from the lines' lengths."""
+    if "\r" not in text and len(lines) == text.count("\n") + (not text.endswith("\n")):
+        starts = list(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0))
+        starts[-1] = len(text)  # the last line may have no "\n"
+        return starts
+    return list(itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
 
 
 def _device(text: str, alloc_device: str | None, kernels: dict) -> str:

@@ -8,11 +8,12 @@ from typing import Any
 
 from ..model import loads
 
-# One token of a literal's code, outside its strings: a number (kept as it is, and consumed whole so that no
-# name starts inside it, as in 1e-05); a tuple written as a dict key, "(0,):"; a name with what follows it,
-# "( )" "(" or "="; a parenthesis; a trailing comma. Every branch starts with a character of a small set, so
-# that the regex engine skips the other characters without trying a branch.
-_TOKEN = re.compile(r"\d[\w.]*|\((-?\d+,|-?\d+(?:, -?\d+)+)\):|([A-Za-z_][\w.]*)(\(\)|\(|=)?|[()]|,(?=\s*[\])}])")
+# One token of a literal's code, outside its strings (split out, so that the pieces between them are left as
+# they are): a number (kept as it is, and consumed whole so that no name starts inside it, as in 1e-05); a
+# tuple written as a dict key, "(0,):"; a name with what follows it, "( )" "(" or "="; a parenthesis; a
+# trailing comma. Every branch starts with a character of a small set, so that the regex engine skips the
+# other characters without trying a branch.
+_TOKEN = re.compile(r"(\d[\w.]*|\((?:-?\d+,|-?\d+(?:, -?\d+)+)\):|[A-Za-z_][\w.]*(?:\(\)|\(|=)?|[()]|,(?=\s*[\])}]))")
 _CONSTANTS = {"True": "true", "False": "false", "None": "null"}
 _EMPTY = {"set": "[]", "list": "[]", "tuple": "[]"}
 
@@ -30,41 +31,41 @@ def parse_call_kwargs(text: str) -> dict[str, Any]:
 def _as_json(text: str) -> dict[str, Any] | None:
     """The fast path of :func:`parse_call_kwargs` (~5x faster than ``ast``, whose parse is most of the time of
     reading a kernel): the reprs Inductor writes are rewritten as JSON and read by ``json``. The strings are
-    set aside (split at their quotes) and the code between them rewritten in one regex pass. Gives what the
-    ``ast`` path gives, or None where the text holds anything else (a double quote or a backslash, a call with
-    positional arguments, a set, an operator...): the rewrite is then not valid JSON."""
+    set aside (split at their quotes), the code between them is split into tokens by one regex, and the tokens
+    are rewritten. Gives what the ``ast`` path gives, or None where the text holds anything else (a double quote
+    or a backslash, a call with positional arguments, a set, an operator...): the rewrite is then not valid JSON."""
     body = text.strip()
     if not (body.startswith("(") and body.endswith(")")) or '"' in body or "\\" in body or "\0" in body:
         return None
     parts = body[1:-1].rstrip().rstrip(",").split("'")  # code, string, code, ..., code
     if len(parts) % 2 == 0:
         return None
+    pieces = _TOKEN.split("\0".join(parts[0::2]))  # text, token, text, ..., text
     closers: list[str] = []
-
-    def token(m: re.Match) -> str:
-        t = m.group(0)
+    for i in range(1, len(pieces), 2):
+        t = pieces[i]
         if t[0].isdigit():
-            return t
-        if m.group(1) is not None:  # a tuple key: ast.unparse's text of it
-            return f'"({m.group(1)})":'
-        name, tail = m.group(2), m.group(3)
-        if name is not None:
-            if tail is None:  # a name or a dotted name: its text, as ast.unparse gives it
-                return _CONSTANTS.get(name) or f'"{name}"'
-            if tail == "=":
-                return f'"{name}":'
-            if tail == "()":
-                return _EMPTY.get(name, "{}")
-            closers.append("}")  # a record-like call, Name(key=value, ...)
-            return "{"
-        if t == "(":
-            closers.append("]")
-            return "["
-        if t == ")":
-            return closers.pop() if closers else ")"
-        return ""  # a trailing comma
-
-    parts[0::2] = _TOKEN.sub(token, "\0".join(parts[0::2])).split("\0")
+            continue
+        if t[0] == "(":
+            if t == "(":
+                closers.append("]")
+                pieces[i] = "["
+            else:  # a tuple key: ast.unparse's text of it
+                pieces[i] = f'"{t[:-1]}":'
+        elif t == ")":
+            pieces[i] = closers.pop() if closers else ")"
+        elif t == ",":  # a trailing comma
+            pieces[i] = ""
+        elif t[-1] == "=":
+            pieces[i] = f'"{t[:-1]}":'
+        elif t[-1] == ")":  # Name()
+            pieces[i] = _EMPTY.get(t[:-2], "{}")
+        elif t[-1] == "(":  # a record-like call, Name(key=value, ...)
+            closers.append("}")
+            pieces[i] = "{"
+        else:  # a name or a dotted name: its text, as ast.unparse gives it
+            pieces[i] = _CONSTANTS.get(t) or f'"{t}"'
+    parts[0::2] = "".join(pieces).split("\0")
     try:
         data = loads("{" + '"'.join(parts) + "}")
     except ValueError:

@@ -120,6 +120,7 @@ class _Reader:
         self.partitions = {m.group(1): i for m, i, indent in self._defs(_PARTITION_DEF) if not indent}
         self.inputs: dict[str, TensorSpec] = {}
         self.entered: set[str] = set()  # partitions read (each once: a module that calls itself is not followed)
+        self.params: dict[str, list[str]] = {}  # Kernel.params() of the kernels launched so far
 
     def _defs(self, pattern: re.Pattern):
         """(match, 0-based line, text before it on the line) of each match that only white space precedes on
@@ -172,7 +173,7 @@ class _Reader:
             self._assert(a, line)
             return
         if stmt.startswith("del "):
-            for name in split_args(stmt[4:]):
+            for name in split_args(stmt[4:]) if "," in stmt else [stmt[4:].strip()]:
                 self._event(kind="free", buffer=name, line=line)
             return
         if stmt.startswith("return "):
@@ -243,12 +244,16 @@ class _Reader:
         self.step += 1
 
     def _buffer(self, arg: str) -> str | None:
+        if arg in self.known:  # most arguments: a buffer's or an input's name
+            return arg
         if arg.startswith("stream="):
             return None
         return next((n for n in _IDENT.findall(arg.split("=", 1)[-1]) if n in self.known), None)
 
     def _kernel_rw(self, launch: Launch, kernel: Kernel) -> None:
-        params = kernel.params()
+        if kernel.name not in self.params:
+            self.params[kernel.name] = kernel.params()
+        params = self.params[kernel.name]
         for i, arg in enumerate(launch.args):
             buf = self._buffer(arg)
             if buf is None:
