@@ -59,6 +59,8 @@ class SourceLocation:
 def split_list(text: str) -> list[str]:
     """The items of a comma-separated list as Inductor prints one ("a, b, c"), stripped, empty ones left out."""
     names, rest = text.split(", "), text.replace(", ", "")
+    if names[-1] == "" and len(names) > 1:  # "64, ": a tuple of one
+        names.pop()
     if " " in rest or "," in rest or "" in names:  # not plainly "a, b, c": the general way
         return [n for n in map(str.strip, text.split(",")) if n]
     return names

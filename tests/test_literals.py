@@ -1,6 +1,7 @@
 """The literal reader's fast path (a one-pass rewrite to JSON) gives what its ast path gives, on generated
 keyword-argument texts written the way Inductor writes triton_meta and inductor_meta (Python reprs); the
-line starts computed from the lines give what splitlines gives."""
+line starts computed from the lines give what splitlines gives; call arguments split by the parentheses-only
+way as by the general one."""
 
 import ast
 import keyword
@@ -68,3 +69,11 @@ def test_line_starts_from_the_lines_agree_with_splitlines(text):
 
     assert _line_starts(text, text.splitlines()) == list(
         itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
+
+
+@settings(max_examples=500, deadline=timedelta(seconds=1))
+@given(st.text(st.sampled_from(list("ab1(), =")), max_size=30))
+def test_call_arguments_with_only_parentheses_split_as_in_general(text):
+    from kernelviz.parse.wrapper import _split_nested, _split_parenthesised
+
+    assert _split_parenthesised(text) == _split_nested(text)

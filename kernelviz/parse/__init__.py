@@ -30,7 +30,7 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     starts = _line_starts(text, lines)
     warnings: list[str] = []
     definitions = find_kernels(text, lines, starts, warnings)
-    skip = {i for d in definitions for i in range(d.first_line, d.end_line)}
+    skip = [(d.first_line, d.end_line) for d in definitions]
     kernels = {d.kernel.name: d.kernel for d in definitions}
     body = read_call(text, lines, starts, kernels, skip, warnings)
     if not definitions and body.span is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..model import BufferEvent, Kernel, Launch, TensorSpec
+from ..model import BufferEvent, Kernel, Launch, TensorSpec, split_list
 from .collectives import message_bytes, read_collective
 from .comments import parse_origin
 from .kernels import line_of
@@ -23,7 +23,8 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _ALLOC = re.compile(r"^empty_strided(?:_(\w+))?\(\((.*?)\), \((.*?)\), (?:dtype=)?torch\.(\w+)")
 _ASSERT = re.compile(r"^assert_size_stride\((\w+), \((.*?)\), \((.*?)\)")
 _NESTING = re.compile(r"""[()\[\]{}'"]""")
-_SPECIAL = re.compile(r"""[()\[\]{}'",]""")  # what split_args looks at
+_QUOTE_OR_BRACKET = re.compile(r"""[\[\]{}'"]""")
+_SPECIAL = re.compile(r"""[()\[\]{}'",]""")  # what _split_nested looks at
 
 # Calls in call() that do bookkeeping, not work.
 SKIP = {"assert_size_stride", "assert_alignment", "get_raw_stream", "torch.cuda.set_device", "args.clear",
@@ -53,6 +54,13 @@ def split_args(text: str) -> list[str]:
         parts = text.split(",")
         tail = parts.pop().strip()
         return [p.strip() for p in parts] + ([tail] if tail else [])
+    if not _QUOTE_OR_BRACKET.search(text):  # most calls: "x, stride=(1, 1), size=reinterpret_tensor(y, (8, ), 0)"
+        return _split_parenthesised(text)
+    return _split_nested(text)
+
+
+def _split_nested(text: str) -> list[str]:
+    """:func:`split_args` in general: brackets of every kind, and strings, whose commas do not split."""
     parts, depth, quote, start = [], 0, "", 0
     for m in _SPECIAL.finditer(text):
         i, ch = m.start(), m.group()
@@ -71,6 +79,25 @@ def split_args(text: str) -> list[str]:
     tail = text[start:].strip()
     if tail:
         parts.append(tail)
+    return parts
+
+
+def _split_parenthesised(text: str) -> list[str]:
+    """:func:`split_args` of a text whose only nesting is parentheses: split at every comma, then join the
+    pieces back where the comma after them is inside parentheses."""
+    parts, current, depth = [], [], 0
+    for piece in text.split(","):
+        current.append(piece)
+        depth += piece.count("(") - piece.count(")")
+        if depth == 0:
+            parts.append(",".join(current).strip())
+            current = []
+    if current:  # the tail, still inside parentheses
+        tail = ",".join(current).strip()
+        if tail:
+            parts.append(tail)
+    elif parts[-1] == "":  # an empty tail
+        parts.pop()
     return parts
 
 
@@ -103,13 +130,9 @@ def _nbytes(shape: list[str], stride: list[str], dtype: str) -> int | None:
     return (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * DTYPE_BYTES.get(dtype, 4)
 
 
-def _dims(text: str) -> list[str]:
-    return [d.strip() for d in text.split(",") if d.strip()]
-
-
 class _Reader:
-    def __init__(self, text: str, lines: list[str], line_starts: list[int], kernels: dict[str, Kernel], skip: set[int],
-                 warnings: list[str]):
+    def __init__(self, text: str, lines: list[str], line_starts: list[int], kernels: dict[str, Kernel],
+                 skip: list[tuple[int, int]], warnings: list[str]):
         self.text, self.lines, self.starts = text, lines, line_starts
         self.kernels, self.skip, self.warnings = kernels, skip, warnings
         self.out = CallBody()
@@ -128,7 +151,7 @@ class _Reader:
         for m in pattern.finditer(self.text):
             i = line_of(self.starts, m.start())
             before = self.text[self.starts[i] : m.start()]
-            if i not in self.skip and not before.strip():
+            if not before.strip() and not any(first <= i < end for first, end in self.skip):
                 yield m, i, before
 
     def read(self) -> CallBody:
@@ -192,7 +215,7 @@ class _Reader:
             self.known.update(targets)
             return
         if (a := _ALLOC.match(expr)) and targets:
-            shape, stride, dtype = _dims(a.group(2)), _dims(a.group(3)), a.group(4)
+            shape, stride, dtype = split_list(a.group(2)), split_list(a.group(3)), a.group(4)
             self.out.device = self.out.device or a.group(1)
             self._event(kind="alloc", buffer=targets[0], dtype=dtype, shape=shape, stride=stride,
                         device=a.group(1), nbytes=_nbytes(shape, stride, dtype), line=line)
@@ -213,7 +236,7 @@ class _Reader:
         self.extern_outputs.update(targets)
 
     def _assert(self, a: re.Match, line: int) -> None:
-        name, shape, stride = a.group(1), _dims(a.group(2)), _dims(a.group(3))
+        name, shape, stride = a.group(1), split_list(a.group(2)), split_list(a.group(3))
         spec = self.inputs.get(name)
         if spec is not None:
             spec.shape, spec.stride = spec.shape or shape, spec.stride or stride
@@ -315,11 +338,12 @@ class _Reader:
             if name in self.inputs:
                 spec = self.inputs[name]
                 spec.device, spec.dtype = m.group(3), m.group(4)
-                spec.shape = spec.shape or _dims(m.group(1))
-                spec.stride = spec.stride or _dims(m.group(2))
+                spec.shape = spec.shape or split_list(m.group(1))
+                spec.stride = spec.stride or split_list(m.group(2))
 
 
-def read_call(text: str, lines: list[str], line_starts: list[int], kernels: dict[str, Kernel], skip: set[int],
-              warnings: list[str]) -> CallBody:
-    """Parse ``call()`` (a module function or the ``Runner`` method), skipping kernel-source lines."""
+def read_call(text: str, lines: list[str], line_starts: list[int], kernels: dict[str, Kernel],
+              skip: list[tuple[int, int]], warnings: list[str]) -> CallBody:
+    """Parse ``call()`` (a module function or the ``Runner`` method), skipping kernel sources (the spans of
+    lines in ``skip``, first and end)."""
     return _Reader(text, lines, line_starts, kernels, skip, warnings).read()
