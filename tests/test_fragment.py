@@ -71,3 +71,37 @@ def test_the_panel_reads_each_fragment_line_into_the_nodes_python_reads(tmp_path
                 [...tr.querySelectorAll('td')].map((td) => td.textContent))""")
             assert page.errors == []
         assert shown == expected
+
+
+def _comment_blocks():
+    """The comment block above each kernel of the CUDA fixtures, as lines."""
+    blocks = []
+    for path in sorted((FIXTURES / "cuda-h100-torch2.11").glob("*.py")):
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if " = async_compile." in line:
+                start = i
+                while start > 0 and lines[start - 1].startswith("#"):
+                    start -= 1
+                if start < i:
+                    blocks.append(lines[start:i])
+    return blocks
+
+
+BLOCKS = _comment_blocks()
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=1))
+@given(st.sampled_from(BLOCKS), st.lists(st.tuples(st.integers(0, 60), st.sampled_from(
+    ["#", "# ", "#   return %x", "# Graph fragment:", "not a comment", "#   x_9 => add", "# kernel path: /a.py",
+     "# Topologically Sorted Source Nodes: [a], Original ATen: [aten.add]", "#   %y : [num_users=1] = f[target=g]"])),
+    max_size=3))
+def test_the_fragment_read_in_one_pass_is_what_the_line_by_line_reading_gives(block, inserts):
+    from kernelviz.parse.comments import parse_origin
+
+    lines = list(block)
+    for at, line in inserts:
+        lines.insert(min(at, len(lines)), line)
+    assert len(BLOCKS) > 30
+    # a space before each line keeps the one-pass reading out (it reads lines that start with the marker)
+    assert parse_origin(lines) == parse_origin([" " + line for line in lines])

@@ -31,6 +31,7 @@ def parse_origin(lines: list[str], comment: str = "#") -> Origin:
     """Parse comment lines (with their ``#`` or ``//`` marker) into an :class:`Origin`."""
     origin = Origin()
     section = None
+    lines = _without_fragment(lines, comment, origin)
     for raw in lines:
         text = raw.strip()
         if not text.startswith(comment):
@@ -54,3 +55,17 @@ def parse_origin(lines: list[str], comment: str = "#") -> Origin:
             origin.fragment.append(line)
     return origin
 
+
+
+def _without_fragment(lines: list[str], comment: str, origin: Origin) -> list[str]:
+    """The lines before the graph fragment, its lines put in ``origin`` in one pass, where the fragment ends
+    the comment as Inductor writes it: a node or ``return`` per line (else ``lines``, for the general way)."""
+    title = f"{comment} Graph fragment:"
+    if title not in lines:
+        return lines
+    at = lines.index(title)
+    contents = [raw[len(comment):].strip() if raw.startswith(comment) else None for raw in lines[at + 1 :]]
+    if None in contents or not all(c[:1] == "%" or c.startswith("return ") or not c for c in contents):
+        return lines
+    origin.fragment = [c for c in contents if c]
+    return lines[:at]
