@@ -61,7 +61,7 @@ def split_list(text: str) -> list[str]:
     names, rest = text.split(", "), text.replace(", ", "")
     if names[-1] == "" and len(names) > 1:  # "64, ": a tuple of one
         names.pop()
-    if " " in rest or "," in rest or "" in names:  # not plainly "a, b, c": the general way
+    if "," in rest or rest.split() != [rest] or "" in names:  # not plainly "a, b, c": the general way
         return [n for n in map(str.strip, text.split(",")) if n]
     return names
 
@@ -713,7 +713,8 @@ def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
     def capture(cap: Any, path: list[str | int]) -> Any:
         if type(cap) is not dict or type(cap.get("graphs")) is not list:
             return cap
-        return {**cap, "graphs": [graph_(g, [i, "graphs", *path]) for i, g in enumerate(cap["graphs"])]}
+        graphs = [graph_(g, [i, "graphs", *path]) for i, g in enumerate(cap["graphs"])]
+        return {**cap, "graphs": graphs, "schema_version": SCHEMA_VERSION}  # a rank's capture, saved alone
 
     def graph_(graph: Any, path: list[str | int]) -> Any:
         if type(graph) is not dict or type(graph.get("kernels")) is not list:

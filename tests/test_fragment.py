@@ -41,8 +41,8 @@ def test_a_node_written_back_as_a_line_reads_the_same(line):
 
 
 @settings(max_examples=300, deadline=timedelta(seconds=1))
-@given(st.lists(st.sampled_from(["32", "s0", "s0 + 1", "", " ", "64 ", " 7", "a,b"]), max_size=6).map(", ".join)
-       | st.text(st.sampled_from(list("ab1 ,")), max_size=12))
+@given(st.lists(st.sampled_from(["32", "s0", "s0 + 1", "", " ", "64 ", " 7", "a,b", "8\t", "\xa04"]), max_size=6)
+       .map(", ".join) | st.text(st.sampled_from(list("ab1 ,\t\xa0")), max_size=12))
 def test_comment_lists_split_as_stripped_non_empty_items(text):
     assert split_list(text) == [n for n in map(str.strip, text.split(",")) if n]
 
@@ -93,7 +93,8 @@ BLOCKS = _comment_blocks()
 
 @settings(max_examples=300, deadline=timedelta(seconds=1))
 @given(st.sampled_from(BLOCKS), st.lists(st.tuples(st.integers(0, 60), st.sampled_from(
-    ["#", "# ", "#   return %x", "# Graph fragment:", "not a comment", "#   x_9 => add", "# kernel path: /a.py",
+    ["#", "# ", "#   return %x", "# Graph fragment:", "#Graph fragment:", "# Graph fragment: ", "not a comment",
+     "#   x_9 => add", "# kernel path: /a.py",
      "# Topologically Sorted Source Nodes: [a], Original ATen: [aten.add]", "#   %y : [num_users=1] = f[target=g]"])),
     max_size=3))
 def test_the_fragment_read_in_one_pass_is_what_the_line_by_line_reading_gives(block, inserts):

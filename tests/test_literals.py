@@ -21,7 +21,7 @@ NAME = st.one_of(st.sampled_from(["True", "False", "None", "torch.float32", "tl.
                  st.builds(".".join, st.lists(IDENT, min_size=1, max_size=3)))
 # strings whose repr is the text between single quotes (no escapes: a backslash is outside the fast path)
 TEXT = st.text(st.characters(blacklist_characters="'\"\\").filter(str.isprintable), max_size=12)
-NUMBER = st.one_of(st.integers(-2**40, 2**40).map(repr),
+NUMBER = st.one_of(st.integers(-2**70, 2**70).map(repr),  # beyond 64 bits too
                    st.floats(allow_nan=False, allow_infinity=False).map(repr),
                    st.sampled_from(["1e-05", "-1e-05", "1e+16", "2.5e-07", "0.001"]))
 ATOM = st.one_of(NUMBER, TEXT.map(repr), NAME)

@@ -1,5 +1,6 @@
 """JSON round trip, bad input with one-line errors, and graceful degradation on unfamiliar code."""
 
+import dataclasses
 import json
 import random
 
@@ -7,7 +8,7 @@ import pytest
 
 import kernelviz
 from conftest import ALL_FIXTURES, FIXTURES
-from kernelviz.model import SCHEMA_VERSION, Capture, FragmentNode
+from kernelviz.model import SCHEMA_VERSION, Capture, FragmentNode, RankInfo, Ranks
 
 MLP_CUDA = FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"
 
@@ -33,6 +34,19 @@ def test_older_schemas_load_their_fragment_nodes_as_lines_that_read_back_the_sam
     assert sum(map(len, stored)) > 10
     assert [k.fragment_nodes() for k in capture.kernels] == stored
     assert Capture.from_json(capture.to_json()) == capture
+
+
+def test_a_schema_2_ranks_file_loads_and_its_captures_save_alone_as_schema_3():
+    cap = Capture.from_json((FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json").read_text())
+    data = json.loads(Ranks(world_size=1, ranks=[RankInfo(rank=0)], reference=cap, captures=[cap]).to_json())
+    for part in [data, data["reference"], *data["captures"]]:  # as kernelviz 0.1 wrote it: fragment nodes
+        part["schema_version"] = 2
+    for part in [data["reference"], *data["captures"]]:
+        for kernel in (k for g in part["graphs"] for k in g["kernels"]):
+            kernel["fragment"] = [dataclasses.asdict(FragmentNode.from_line(line)) for line in kernel["fragment"]]
+    ranks = Ranks.from_json(json.dumps(data))
+    assert ranks.reference == cap and ranks.captures == [cap]
+    assert Capture.from_json(ranks.reference.to_json()) == cap  # a rank's capture, saved on its own
 
 
 def test_json_keeps_contract_field_names():

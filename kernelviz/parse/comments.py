@@ -64,6 +64,8 @@ def _without_fragment(lines: list[str], comment: str, origin: Origin) -> list[st
     if title not in lines:
         return lines
     at = lines.index(title)
+    if any("Graph fragment:" in line for line in lines[:at]):  # a title written otherwise before it
+        return lines
     contents = [raw[len(comment):].strip() if raw.startswith(comment) else None for raw in lines[at + 1 :]]
     if None in contents or not all(c[:1] == "%" or c.startswith("return ") or not c for c in contents):
         return lines
