@@ -110,15 +110,17 @@ def _call_args(expr: str) -> list[str]:
 
 
 def _body(lines: list[str], def_line: int) -> list[tuple[int, str]]:
-    indent = len(lines[def_line]) - len(lines[def_line].lstrip())
+    """(0-based line, stripped text) of each non-empty line of the function defined at ``def_line``: up to the
+    first code line indented no deeper than the ``def`` (comments may be)."""
+    inside = len(lines[def_line]) - len(lines[def_line].lstrip()) + 1  # white space before a line of the body
     body = []
-    for i in range(def_line + 1, len(lines)):
-        line = lines[i]
+    for i, line in enumerate(lines[def_line + 1 :], def_line + 1):
         stripped = line.strip()
-        if stripped and not stripped.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+        if not stripped:
+            continue
+        if stripped[0] != "#" and not line[:inside].isspace():
             break
-        if stripped:
-            body.append((i, stripped))
+        body.append((i, stripped))
     return body
 
 

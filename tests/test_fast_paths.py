@@ -1,7 +1,7 @@
-"""The literal reader's fast path (a one-pass rewrite to JSON) gives what its ast path gives, on generated
-keyword-argument texts written the way Inductor writes triton_meta and inductor_meta (Python reprs); the
-line starts computed from the lines give what splitlines gives; call arguments split by the parentheses-only
-way as by the general one."""
+"""The parser's fast paths give what their general ways give: the literal reader's rewrite to JSON what its
+ast path gives (on generated keyword-argument texts written the way Inductor writes triton_meta and
+inductor_meta); line starts from the lines what splitlines gives; call arguments split the parentheses-only
+way as the general way splits them; a function's body ends where its indentation does."""
 
 import ast
 import keyword
@@ -77,3 +77,19 @@ def test_call_arguments_with_only_parentheses_split_as_in_general(text):
     from kernelviz.parse.wrapper import _split_nested, _split_parenthesised
 
     assert _split_parenthesised(text) == _split_nested(text)
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=1))
+@given(st.lists(st.text(st.sampled_from([" ", "\t", "\xa0", "#", "x", "("]), max_size=8), min_size=1, max_size=8))
+def test_a_functions_body_ends_at_the_first_code_line_no_deeper_than_its_def(tail):
+    from kernelviz.parse.wrapper import _body
+
+    lines = ["    def call(args):", *tail]
+    expected = []
+    for i, line in enumerate(lines[1:], 1):
+        depth = len(line) - len(line.lstrip())
+        if line.strip() and not line.strip().startswith("#") and depth <= 4:
+            break
+        if line.strip():
+            expected.append((i, line.strip()))
+    assert _body(lines, 0) == expected
