@@ -10,10 +10,9 @@ from .collectives import message_bytes, read_collective
 from .comments import parse_origin
 from .kernels import line_of
 
-# Definitions searched in the whole text by their literal part (faster than a regex anchored at ^), then
-# checked to start their line (see _Reader.__init__).
+# Definitions in the whole text: (the literal text each starts with, found by str.find: a regex scan of the
+# whole module is ~5x slower; the regex matched there, see _matches), then checked to start their line (_defs).
 _LINE_END = r"[ \t]*(?=[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\Z)"  # where str.splitlines ends a line
-# Each with the literal text it starts with, found by str.find (a regex scan of the whole module is ~5x slower).
 _CALL_DEF = ("def call(", re.compile(r"def call\((?:self, )?args\):" + _LINE_END))
 _PARTITION_DEF = ("def partition_", re.compile(r"def (partition_\d+)\(args\):" + _LINE_END))
 _RAND = (" = rand_strided(",
@@ -211,7 +210,7 @@ class _Reader:
             self._assert(a, line)
             return
         if stmt.startswith("del "):
-            for name in split_args(stmt[4:]) if "," in stmt else [stmt[4:].strip()]:
+            for name in split_args(stmt[4:]):
                 self._event(kind="free", buffer=name, line=line)
             return
         if stmt.startswith("return "):
