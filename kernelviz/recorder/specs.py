@@ -90,5 +90,8 @@ def encode(tensor: Any) -> str:
     """Base64 of a tensor's raw bytes in row-major order (``inputs.decode`` reads them back)."""
     import torch
 
-    flat = tensor.detach().to("cpu").contiguous().reshape(-1)
-    return base64.b64encode(flat.view(torch.uint8).numpy().tobytes()).decode("ascii")
+    flat = tensor.detach().to("cpu").contiguous().reshape(-1).view(torch.uint8)
+    raw = bytearray(flat.numel())
+    if raw:  # copied through a tensor over the buffer: torch does not need numpy for this
+        torch.frombuffer(raw, dtype=torch.uint8).copy_(flat)
+    return base64.b64encode(raw).decode("ascii")

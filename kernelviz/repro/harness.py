@@ -45,7 +45,11 @@ def make_args(specs):
 
 
 def _raw(tensor):
-    return base64.b64encode(bytes(tensor.detach().contiguous().cpu().reshape(-1).view(torch.uint8).tolist())).decode()
+    flat = tensor.detach().contiguous().cpu().reshape(-1).view(torch.uint8)
+    raw = bytearray(flat.numel())
+    if raw:
+        torch.frombuffer(raw, dtype=torch.uint8).copy_(flat)
+    return base64.b64encode(raw).decode()
 
 
 def _totals(flat):
