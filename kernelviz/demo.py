@@ -5,6 +5,9 @@ from __future__ import annotations
 
 def run_demo():
     """Compile, run and time one training step under a capture; returns the Capture."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")  # torch's, where numpy is absent
     import torch
 
     import kernelviz

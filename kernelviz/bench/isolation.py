@@ -10,7 +10,6 @@ with the reason. Graphs already timed keep their times.
 
 from __future__ import annotations
 
-import os
 import queue
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..children import child_environment
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
 
 MAX_RUNS = 8  # worker starts per bench() call (the first, and one after each fault)
@@ -103,7 +103,7 @@ def _run_worker(pending: list[_Job], peaks: DevicePeaks | None, limit_s: float, 
         job_path.write_text(_job_json(pending, peaks))
         with open(stderr_path, "w") as stderr:
             proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker", str(job_path), tmp],
-                                    stdout=subprocess.PIPE, stderr=stderr, text=True, env=_environment(),
+                                    stdout=subprocess.PIPE, stderr=stderr, text=True, env=child_environment(),
                                     start_new_session=True)
             try:
                 outcome = _follow(proc, limit_s, progress)
@@ -124,15 +124,6 @@ def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
     capture = Capture(graphs=[j.graph for j in pending], peaks=peaks)
     return json.dumps({"capture": capture.to_dict(), "skip": [sorted(j.skip) for j in pending],
                        "isolated": [j.isolated for j in pending]})
-
-
-def _environment() -> dict[str, str]:
-    """This process's environment, with this kernelviz importable and Inductor compiling in-process."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-    return env
 
 
 def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.instrument import instrument
+from ..children import child_environment
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import child as child_process
 from . import harness
@@ -243,11 +243,9 @@ def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tu
     with tempfile.TemporaryDirectory(prefix="kernelviz-expected-") as folder:
         path = Path(folder) / "jobs.json"
         path.write_text(json.dumps({"codes": codes, "jobs": jobs[start:]}))
-        env = os.environ | {"TORCHINDUCTOR_COMPILE_THREADS": "1", "PYTHONPATH": os.pathsep.join(
-            [str(Path(__file__).resolve().parents[2])] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
         errors = (Path(folder) / "stderr").open("w+")  # a file: a chatty child cannot block on a full pipe
         child = subprocess.Popen([sys.executable, "-m", "kernelviz.repro.child", str(path)], stdout=subprocess.PIPE,
-                                 stderr=errors, text=True, env=env)
+                                 stderr=errors, text=True, env=child_environment())
         timer = threading.Timer(CHILD_TIMEOUT_S, child.kill)
         timer.start()
         ready = False

@@ -1,0 +1,20 @@
+"""The environment of kernelviz's child processes (the timing worker, the repro child): this kernelviz importable,
+Inductor compiling in-process, and without torch's warning that numpy is absent (kernelviz does not need it,
+and a child's last line of stderr is what its failure reports)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+NO_NUMPY_WARNING = "ignore:Failed to initialize NumPy"
+
+
+def child_environment() -> dict[str, str]:
+    """This process's environment for a child that runs ``python -m kernelviz...``."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONWARNINGS"] = ",".join(w for w in (env.get("PYTHONWARNINGS"), NO_NUMPY_WARNING) if w)
+    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    return env
