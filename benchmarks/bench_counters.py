@@ -36,7 +36,7 @@ def gpt2():
     ids = torch.randint(0, 8192, (8, 256), device="cuda")
     compiled = torch.compile(model)
     compiled(ids, labels=ids).loss.backward()  # compile outside the capture: it captures a warm step
-    with kernelviz.capture(bench=True, repros=True) as cap:
+    with kernelviz.capture(bench=True) as cap:  # no repros: the backward is replayed on recreated inputs
         compiled(ids, labels=ids).loss.backward()
     return cap, {"top": 10 * len(cap.graphs)}
 

@@ -48,29 +48,30 @@ def select(capture: Capture, top: int, launches: Any) -> list[tuple[int, Launch]
 
 
 class _Progress:
+    """Progress per launch, as ``bench`` shows its own: to ``report(done, total, label)`` (the panel's bar), or
+    a text bar on stderr for ``True``, opened when the first launch is measured."""
+
     def __init__(self, total: int, progress: Any):
-        self.total, self.done, self.report, self.bar = total, 0, None, None
-        if callable(progress):
-            self.report = progress
-        elif progress and total:
+        self.total, self.done, self.progress, self.bar = total, 0, progress, None
+
+    def enter(self, label: str) -> None:
+        if callable(self.progress):
+            self.progress(self.done, self.total, label)
+        elif self.progress and self.bar is None:
             try:
                 from tqdm.std import tqdm
             except ImportError:
-                return
-            self.bar = tqdm(total=total, desc="kernelviz: measuring counters", unit="launch", leave=False)
-
-    def enter(self, label: str) -> None:
-        if self.report is not None:
-            self.report(self.done, self.total, label)
-        if self.bar is not None and self.done:
+                self.progress = False
+            else:
+                self.bar = tqdm(total=self.total, desc="kernelviz: measuring counters", unit="launch", leave=False)
+        if self.bar is not None:
             self.bar.update(1)
         self.done += 1
 
     def close(self) -> None:
-        if self.report is not None:
-            self.report(self.total, self.total, "counters measured")
+        if callable(self.progress):
+            self.progress(self.total, self.total, "counters measured")
         if self.bar is not None:
-            self.bar.update(self.total - self.bar.n)
             self.bar.close()
 
 

@@ -67,8 +67,16 @@ def _tag(action: Any) -> str | None:
     return None
 
 
+MESSAGE_TYPES = {2: "optimization", 3: "warning", 4: "error"}  # NvRules' MsgType (0 none, 1 ok)
+_SECTION_LINK = re.compile(r"@section:[^:@]*:([^@]*)@")
+_URL_LINK = re.compile(r"@url:([^:@]*):([^@]*)@")
+
+
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())[:400]
+    """Rule text as one plain line: ncu's ``@section:Id:Title@`` links as their title, ``@url:Title:URL@``
+    as ``Title (URL)``."""
+    text = _URL_LINK.sub(r"\1 (\2)", _SECTION_LINK.sub(r"\1", str(text)))
+    return " ".join(text.split())[:600]
 
 
 def _findings(action: Any) -> list[str]:
@@ -78,11 +86,11 @@ def _findings(action: Any) -> list[str]:
         text = _one_line(message.get("message", "")) if isinstance(message, dict) else ""
         if not text:
             continue
-        kind = str(message.get("type", "")).rsplit("_", 1)[-1].lower()
+        kind = MESSAGE_TYPES.get(message.get("type"), "")
         speedup = rule.get("speedup_estimation") or {}
         gain = speedup.get("speedup") if isinstance(speedup, dict) else None
         title = _one_line(message.get("title", "") or rule.get("name", ""))
-        out.append(f"{title}{f' ({kind})' if kind and kind != 'none' else ''}: {text}"
+        out.append(f"{title}{f' ({kind})' if kind else ''}: {text}"
                    + (f" [estimated speedup {gain:.0f}%]" if isinstance(gain, (int, float)) and gain > 0 else ""))
     return out
 

@@ -23,8 +23,12 @@ from . import child as child_process
 
 SECTIONS = ("SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats", "WarpStateStats",
             "SourceCounters", "SpeedOfLight_RooflineChart")
+# beyond the sections: DRAM bytes and the CUDA-core floating-point instructions (read.METRICS, FLOP_METRICS)
+METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum",
+           *(f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum" for p in "dfh" for op in ("add", "mul", "fma")))
 NO_PERMISSION = "ERR_NVGPUCTRPERM"
 TIMEOUT_S = 1800
+DEFAULT_CUDA = "/usr/local/cuda"
 
 
 class Unavailable(RuntimeError):
@@ -35,7 +39,7 @@ def find_ncu() -> str | None:
     found = shutil.which("ncu")
     if found:
         return found
-    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+    for root in (os.environ.get("CUDA_HOME"), DEFAULT_CUDA):
         if root and Path(root, "bin", "ncu").is_file():
             return str(Path(root, "bin", "ncu"))
     return None
@@ -85,7 +89,7 @@ def profile(ncu: str, job: dict[str, Any], on_enter: Callable[[int, int], None],
         job_path, report = Path(folder, "job.json"), Path(folder, "report.ncu-rep")
         job_path.write_text(json.dumps(job))
         command = [ncu, "--profile-from-start", "off", "--nvtx", "--import-source", "yes",
-                   *[a for s in SECTIONS for a in ("--section", s)], "--export", str(report), "--force-overwrite",
+                   *[a for s in SECTIONS for a in ("--section", s)], "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
                    sys.executable, "-m", "kernelviz.counters.child", str(job_path)]
         log = Path(folder, "ncu.log").open("w+")
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=_environment(),
