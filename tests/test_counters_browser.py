@@ -54,3 +54,28 @@ def test_counters_section_lists_the_hottest_line_first_and_marks_the_source(tmp_
         page.add_style_tag(content=DARK)
         page.screenshot(path=str(SHOTS / "counters_dark.png"), full_page=True)
         assert page.errors == []
+
+
+@needs_browser
+def test_extern_call_counters_and_the_sass_heat(tmp_path):
+    cap = kernelviz.load(FIXTURES / "counters" / "mm_relu.json")
+    mm, relu = cap.launches
+    assert mm.counters.kernels and not mm.kernel_name and relu.counters.sass
+    site = panel_site(tmp_path, json.dumps(payload(cap)))
+    with serve(site) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.locator(".kv-row", has_text="mm").first.click()
+        page.locator(".kv-tab", has_text="Kernel").click()
+        text = page.locator(".kv-counters").inner_text()
+        assert mm.counters.kernels[0] in text and "SM throughput" in text and page.locator(".kv-hot-line").count() == 0
+        page.locator(".kv-row", has_text="relu").first.click()
+        page.locator(".kv-tab", has_text="Compiled").click()
+        page.locator(".kv-stage-tab", has_text="SASS").click()
+        heat = page.locator(".kv-stage .kv-heat")
+        hottest = max(relu.counters.sass, key=lambda s: s.stall_samples)
+        hot_cell = page.locator(".kv-stage .kv-line", has_text=f"/*{hottest.line:04x}*/").locator(".kv-heat")
+        assert heat.count() > len(relu.counters.sass) and hot_cell.inner_text() == str(hottest.stall_samples)
+        page.screenshot(path=str(SHOTS / "counters_sass_light.png"), full_page=True)
+        page.add_style_tag(content=DARK)
+        page.screenshot(path=str(SHOTS / "counters_sass_dark.png"), full_page=True)
+        assert page.errors == []

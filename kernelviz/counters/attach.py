@@ -105,7 +105,9 @@ def counters_of(graph: Graph, launch: Launch, results: list[dict], tool: str) ->
 
 def use_measured(launch: Launch) -> None:
     """The launch's roofline point and % of peak from what was measured: its DRAM bytes (Inductor's estimate
-    and the argument bytes stay beside them) and Nsight Compute's DRAM and SM throughput as % of peak."""
+    and the argument bytes stay beside them), its FLOPs where the CUDA cores did the counted work (ncu's
+    instruction counts leave tensor cores out: a count far below the estimate keeps the estimate), and
+    Nsight Compute's DRAM and SM throughput as % of peak."""
     t, c = launch.timing, launch.counters
     if t is None or c is None or c.error:
         return
@@ -113,9 +115,13 @@ def use_measured(launch: Launch) -> None:
         t.bytes = c.dram_bytes
         if t.in_graph_ms:
             t.gb_per_s = t.bytes / (t.in_graph_ms / 1e3) / 1e9
+    if t.flops and c.flops and c.flops >= 0.5 * t.flops:  # well below: tensor cores did the work, uncounted
+        t.flops = c.flops
+        if t.in_graph_ms:
+            t.tflop_per_s = t.flops / (t.in_graph_ms / 1e3) / 1e12
     if c.dram_pct is not None:
         t.pct_peak_bw = min(c.dram_pct, 100.0)
     if c.sm_pct is not None and t.pct_peak_flops is not None:
         t.pct_peak_flops = min(c.sm_pct, 100.0)
-    measured = "bytes and % of peak measured by Nsight Compute (DRAM bytes; DRAM and SM throughput)"
+    measured = "bytes, FLOPs and % of peak measured by Nsight Compute (DRAM bytes, CUDA-core FLOPs where counted; DRAM and SM throughput)"
     t.note = measured if not t.note or measured in t.note else f"{t.note}; {measured}"
