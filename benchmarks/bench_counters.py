@@ -45,11 +45,15 @@ def _mb(n):
     return "-" if n is None else f"{n / 1e6:.2f}"
 
 
+def _short(name: str) -> str:
+    return name if len(name) <= 44 else "…" + name[-43:]
+
+
 def report(name: str, cap, options: dict, save: Path | None) -> None:
     start = time.perf_counter()
     cap.counters(progress=False, **options)
     seconds = time.perf_counter() - start
-    measured = [launch for launch in cap.launches if launch.counters is not None]
+    measured = [launch for graph in cap.graphs for launch in graph.launches if launch.counters is not None]
     ok = [launch for launch in measured if launch.counters.error is None]
     print(f"{name}: {len(ok)} of {len(measured)} launches measured in {seconds:.1f} s "
           f"({sum(len(g.launches) for g in cap.graphs)} launches in {len(cap.graphs)} graph(s))")
@@ -58,11 +62,11 @@ def report(name: str, cap, options: dict, save: Path | None) -> None:
     for launch in measured:
         c, t = launch.counters, launch.timing
         if c.error:
-            print(f"  {launch.name[:44]:44} not measured: {c.error}")
+            print(f"  {_short(launch.name):44} not measured: {c.error}")
             continue
         ratio = f"{c.dram_bytes / t.bytes_estimate:.2f}" if c.dram_bytes and t and t.bytes_estimate else "-"
         hot = max(c.lines, key=lambda line: line.stall_samples, default=None)
-        print(f"  {launch.name[:44]:44} {t.in_graph_ms if t and t.in_graph_ms else 0:11.4f} {c.duration_ms:8.4f} "
+        print(f"  {_short(launch.name):44} {t.in_graph_ms if t and t.in_graph_ms else 0:11.4f} {c.duration_ms:8.4f} "
               f"{_mb(c.dram_bytes):>8} {_mb(t.bytes_estimate if t else None):>8} "
               f"{_mb(t.bytes_args if t else None):>8} {ratio:>8}  "
               f"{c.stalls[0].reason if c.stalls else '-'}; {f'line {hot.line}' if hot else '-'}")
