@@ -11,7 +11,7 @@ from conftest import FIXTURES
 from kernelviz.counters import run as counters_run
 
 TIMED = FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json"  # schema 3, no counters
-HOT = FIXTURES / "counters" / "hot_line.json"  # measured on an H100 by tests/test_counters_gpu.py
+HOT = FIXTURES / "counters" / "h100" / "hot_line.json"  # measured on an H100 by tests/test_counters_gpu.py
 
 
 def _unchanged_with_one_line(capsys, expected):

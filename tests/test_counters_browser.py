@@ -30,7 +30,7 @@ DARK = """body { background: #111; color: rgba(255,255,255,0.87); }
 
 @needs_browser
 def test_counters_section_lists_the_hottest_line_first_and_marks_the_source(tmp_path):
-    cap = kernelviz.load(FIXTURES / "counters" / "hot_line.json")
+    cap = kernelviz.load(FIXTURES / "counters" / "h100" / "hot_line.json")
     (launch,) = [launch for launch in cap.launches if launch.counters is not None]
     hottest = max(launch.counters.lines, key=lambda line: line.stall_samples).line
     site = panel_site(tmp_path, json.dumps(payload(cap)))
@@ -58,7 +58,7 @@ def test_counters_section_lists_the_hottest_line_first_and_marks_the_source(tmp_
 
 @needs_browser
 def test_extern_call_counters_and_the_sass_heat(tmp_path):
-    cap = kernelviz.load(FIXTURES / "counters" / "mm_relu.json")
+    cap = kernelviz.load(FIXTURES / "counters" / "h100" / "mm_relu.json")
     mm, relu = cap.launches
     assert mm.counters.kernels and not mm.kernel_name and relu.counters.sass
     site = panel_site(tmp_path, json.dumps(payload(cap)))

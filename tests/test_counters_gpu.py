@@ -81,7 +81,8 @@ def test_bf16_matmul_runs_near_the_compute_ceiling():
     cap = _measured(torch.compile(lambda p, q: p @ q), a, b)
     launch = _counted(cap, "mm")
     assert launch.counters.sm_pct > 50, launch.counters
-    print(f"bf16 matmul: SM throughput {launch.counters.sm_pct:.1f}% of speed of light, kernels {launch.counters.kernels}")
+    c = launch.counters
+    print(f"bf16 matmul: SM throughput {c.sm_pct:.1f}% of speed of light, kernels {c.kernels}")
 
 
 def test_cublas_extern_call_gets_counters_with_progress_per_launch():

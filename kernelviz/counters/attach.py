@@ -61,7 +61,7 @@ def _lines(kernel: Kernel, result: dict) -> list[LineCounters]:
         offset = _offset(kernel, (result.get("files") or {}).get(file))
         if offset is None:
             continue
-        for pc, inst, samples, reason, f, line in rows:
+        for _, inst, samples, reason, f, line in rows:
             n = line - offset
             if f != file or not 1 <= n <= count:
                 continue
@@ -123,5 +123,6 @@ def use_measured(launch: Launch) -> None:
         t.pct_peak_bw = min(c.dram_pct, 100.0)
     if c.sm_pct is not None and t.pct_peak_flops is not None:
         t.pct_peak_flops = min(c.sm_pct, 100.0)
-    measured = "bytes, FLOPs and % of peak measured by Nsight Compute (DRAM bytes, CUDA-core FLOPs where counted; DRAM and SM throughput)"
+    measured = ("bytes, FLOPs and % of peak measured by Nsight Compute (DRAM bytes, CUDA-core FLOPs where counted; "
+                "DRAM and SM throughput)")
     t.note = measured if not t.note or measured in t.note else f"{t.note}; {measured}"

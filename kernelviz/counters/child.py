@@ -12,6 +12,7 @@ a cuBLAS call's too, is tagged with its launch. Before each it prints ``kernelvi
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -29,10 +30,25 @@ def _inputs(graph):
 
     rec = graph.repro
     if rec is not None and rec.error is None and rec.args:
-        import dataclasses
-
         return make_args([dataclasses.asdict(a) for a in rec.args])
     return recreate(graph)[0]
+
+
+@contextlib.contextmanager
+def _profiled(g: int, index: int):
+    """Launch ``index`` of graph ``g`` profiled, inside its NVTX range."""
+    import torch
+
+    say("enter", g, index)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push(f"kv{g}:{index}")
+    torch.cuda.profiler.start()
+    try:
+        yield
+    finally:
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+        torch.cuda.nvtx.range_pop()
 
 
 def main(path: str) -> int:
@@ -51,21 +67,8 @@ def main(path: str) -> int:
             with torch.no_grad():
                 inst.call(list(_inputs(graph)))  # compiles and autotunes, unprofiled
                 torch.cuda.synchronize()
-
-                @contextlib.contextmanager
-                def profiled(index: int):
-                    say("enter", g, index)
-                    torch.cuda.synchronize()
-                    torch.cuda.nvtx.range_push(f"kv{g}:{index}")
-                    torch.cuda.profiler.start()
-                    try:
-                        yield
-                    finally:
-                        torch.cuda.synchronize()
-                        torch.cuda.profiler.stop()
-                        torch.cuda.nvtx.range_pop()
-
-                inst.set_range(lambda index: profiled(index) if index in wanted else contextlib.nullcontext())
+                inst.set_range(lambda index, g=g, wanted=wanted:
+                               _profiled(g, index) if index in wanted else contextlib.nullcontext())
                 inst.call(list(_inputs(graph)))
                 torch.cuda.synchronize()
         except Exception as exc:  # noqa: BLE001 - this graph's launches say why; the next graph goes on

@@ -89,7 +89,8 @@ def profile(ncu: str, job: dict[str, Any], on_enter: Callable[[int, int], None],
         job_path, report = Path(folder, "job.json"), Path(folder, "report.ncu-rep")
         job_path.write_text(json.dumps(job))
         command = [ncu, "--profile-from-start", "off", "--nvtx", "--import-source", "yes",
-                   *[a for s in SECTIONS for a in ("--section", s)], "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
+                   *[a for s in SECTIONS for a in ("--section", s)], "--metrics", ",".join(METRICS),
+                   "--export", str(report), "--force-overwrite",
                    sys.executable, "-m", "kernelviz.counters.child", str(job_path)]
         log = Path(folder, "ncu.log").open("w+")
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=_environment(),

@@ -40,9 +40,10 @@ def _details(graph: Graph, launch: Launch) -> str:
     if launch.kernel_name and total:
         source = graph.kernel(launch.kernel_name).source.splitlines()
         hot = sorted((line for line in c.lines if line.stall_samples), key=lambda line: -line.stall_samples)[:HOT_LINES]
+        code = [source[line.line - 1].strip() if line.line <= len(source) else "" for line in hot]
         rows = "".join(f"<tr><td>{100 * line.stall_samples / total:.1f}%</td><td>{line.line}</td>"
-                       f"<td><code>{escape(source[line.line - 1].strip() if line.line <= len(source) else '')}</code></td>"
-                       f"<td>{escape(line.top_stall or '')}</td></tr>" for line in hot)
+                       f"<td><code>{escape(text)}</code></td>"
+                       f"<td>{escape(line.top_stall or '')}</td></tr>" for line, text in zip(hot, code))
         parts.append('<table class="kv-small"><tr><th>stall samples</th><th>line</th><th>code</th>'
                      f"<th>mostly</th></tr>{rows}</table>")
     if c.findings:
