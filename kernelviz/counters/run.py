@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -95,7 +96,7 @@ def profile(ncu: str, job: dict[str, Any], on_enter: Callable[[int, int], None],
         log = Path(folder, "ncu.log").open("w+")
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=_environment(),
                                 start_new_session=True)
-        timer = threading.Timer(TIMEOUT_S, proc.kill)
+        timer = threading.Timer(TIMEOUT_S, os.killpg, (proc.pid, signal.SIGKILL))  # ncu and the child it started
         timer.start()
         chatter = []
         try:
