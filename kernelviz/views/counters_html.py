@@ -9,6 +9,7 @@ from html import escape
 from ..model import Graph, Launch
 from .text import size
 
+
 HOT_LINES = 5
 
 
@@ -60,7 +61,7 @@ def counters_section(graph: Graph) -> str:
     tool = next((launch.counters.tool for launch in measured if launch.counters.tool), "Nsight Compute")
     head = "".join(f"<th>{h}</th>" for h in ("#", "launch", "ncu ms", "DRAM bytes", "SM % SOL", "memory % SOL",
                                               "L1 / L2 hit", "occupancy achieved / theoretical", "top stalls"))
-    return (f'<details class="kv-counters" open><summary>Counters ({escape(tool)}, {len(measured)} launches; '
+    return (f'<details class="kv-counters" open><summary>Counters ({escape(tool)}, {len(measured)} launch{"es" * (len(measured) != 1)}; '
             f"durations under ncu, clocks locked to base)</summary><table class=\"kv-small\"><tr>{head}</tr>"
             + "".join(_row(graph, launch) for launch in measured) + "</table>"
             + "".join(_details(graph, launch) for launch in measured) + "</details>")
