@@ -9,7 +9,6 @@ from html import escape
 from ..model import Graph, Launch
 from .text import size
 
-
 HOT_LINES = 5
 
 
