@@ -60,7 +60,8 @@ def counters_section(graph: Graph) -> str:
     tool = next((launch.counters.tool for launch in measured if launch.counters.tool), "Nsight Compute")
     head = "".join(f"<th>{h}</th>" for h in ("#", "launch", "ncu ms", "DRAM bytes", "SM % SOL", "memory % SOL",
                                               "L1 / L2 hit", "occupancy achieved / theoretical", "top stalls"))
-    return (f'<details class="kv-counters" open><summary>Counters ({escape(tool)}, {len(measured)} launch{"es" * (len(measured) != 1)}; '
+    count = f"{len(measured)} launch{'es' * (len(measured) != 1)}"
+    return (f'<details class="kv-counters" open><summary>Counters ({escape(tool)}, {count}; '
             f"durations under ncu, clocks locked to base)</summary><table class=\"kv-small\"><tr>{head}</tr>"
             + "".join(_row(graph, launch) for launch in measured) + "</table>"
             + "".join(_details(graph, launch) for launch in measured) + "</details>")
