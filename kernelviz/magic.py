@@ -18,6 +18,8 @@ class KernelvizMagics(Magics):
     @argument("--fresh", action="store_true",
               help="turn Inductor's FX graph cache off in the cell: every graph goes through code generation")
     @argument("--bench", action="store_true", help="time every launch and kernel after the cell runs")
+    @argument("--counters", action="store_true",
+              help="time the launches, then measure hardware counters of the top 10 under Nsight Compute")
     @argument("--diff", metavar="BASE", help="show the capture against BASE: a Capture variable or a path to load")
     @argument("code", nargs="*", help="with %%kernelviz on one line: the statement to capture")
     @needs_local_scope
@@ -32,7 +34,7 @@ class KernelvizMagics(Magics):
         from .views.display import LiveDisplay, in_kernel
 
         source = cell if cell is not None else " ".join(args.code)
-        session = CaptureSession(fresh_compile=args.fresh, bench=args.bench)
+        session = CaptureSession(fresh_compile=args.fresh, bench=args.bench or args.counters)
         output = LiveDisplay(session.capture) if in_kernel() else None
         if output is not None:
             session.progress = output.report  # the panel opens before timing and shows its progress
@@ -40,6 +42,8 @@ class KernelvizMagics(Magics):
         try:
             with session:
                 value = self._run(source, namespace, local_ns)
+            if args.counters:
+                session.capture.counters(progress=session.progress or True)
         finally:
             if args.output:
                 namespace[args.output] = session.capture

@@ -26,10 +26,11 @@ try:
 except ImportError:  # the GPU machine runs kernelviz from a checkout, without its dependencies
     orjson = None
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
-# graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded)
-READABLE_SCHEMAS = (1, 2, 3)
+# graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded); version 4
+# added Launch.counters
+READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 # %name : Tensor "dtype[shape][stride]device"[num_users=N] = op[target=...](args): one regex for it all
@@ -325,6 +326,57 @@ class Collective:
     wait_ms: float | None = None  # wait_tensor: how long the stream (GPU) or the thread (CPU) stood waiting
 
 
+# hardware counters (issue 22): what Nsight Compute measured of a launch
+@dataclass
+class StallShare:
+    """A warp-stall reason and its share of the launch's stalls (0 to 1)."""
+
+    reason: str  # as Nsight Compute names it: "long_scoreboard", "barrier", "math_pipe_throttle", ...
+    share: float
+
+
+@dataclass
+class LineCounters:
+    """One line of a kernel's source (``line``, 1-based in ``Kernel.source``), or one SASS instruction
+    (``line`` is its offset in the function, as ``/*0a30*/`` in the SASS stage): what ran there."""
+
+    line: int
+    instructions: int = 0  # warp-level instructions executed
+    stall_samples: int = 0  # warp-state samples taken there (the heat)
+    top_stall: str | None = None  # the reason most of those samples stood for
+
+
+@dataclass
+class LaunchCounters:
+    """Counters of one launch measured under Nsight Compute (``cap.counters()``); for an extern call the
+    sums over its device kernels (rates and shares weighted by their durations)."""
+
+    duration_ms: float | None = None  # under ncu (its clocks are locked to base: slower than in the graph)
+    dram_read_bytes: int | None = None
+    dram_write_bytes: int | None = None
+    l1_hit_rate: float | None = None  # % of L1 sectors that hit
+    l2_hit_rate: float | None = None
+    sm_pct: float | None = None  # SM (compute) throughput, % of speed of light
+    memory_pct: float | None = None  # memory throughput (the busiest of DRAM, L1, L2), % of speed of light
+    dram_pct: float | None = None  # DRAM throughput, % of its peak
+    achieved_occupancy: float | None = None  # % of the warps an SM can hold
+    theoretical_occupancy: float | None = None
+    flops: float | None = None  # floating-point operations of CUDA cores (FMA counted twice); not tensor cores
+    stalls: list[StallShare] = field(default_factory=list)  # the top reasons, largest first
+    findings: list[str] = field(default_factory=list)  # NVIDIA's rule results, one line each
+    lines: list[LineCounters] = field(default_factory=list)  # per line of Kernel.source (generated kernels)
+    sass: list[LineCounters] = field(default_factory=list)  # per SASS instruction (line = offset)
+    kernels: list[str] = field(default_factory=list)  # the device kernels measured
+    tool: str = ""  # e.g. "Nsight Compute 2025.3.1"
+    error: str | None = None  # why this launch was not measured
+
+    @property
+    def dram_bytes(self) -> int | None:
+        if self.dram_read_bytes is None and self.dram_write_bytes is None:
+            return None
+        return (self.dram_read_bytes or 0) + (self.dram_write_bytes or 0)
+
+
 @dataclass
 class Launch:
     """One step of ``call()`` that runs work: a generated-kernel launch or an extern call."""
@@ -343,6 +395,7 @@ class Launch:
     timing: LaunchTiming | None = None
     collective: Collective | None = None  # ranks (issue 14): set where the launch is a collective
     grid: list[int] | None = None  # deep inspection (issue 12): the launch's grid, recorded while timing
+    counters: LaunchCounters | None = None  # hardware counters (issue 22), from cap.counters()
 
     @property
     def name(self) -> str:
@@ -566,6 +619,13 @@ class Capture(Document):
         from .bench import bench
 
         return bench(self, **options)
+
+    def counters(self, top: int = 10, launches: Any = None, **options: Any) -> Capture:
+        """Measure hardware counters of the launches with the most in-graph time (or ``launches``) under
+        Nsight Compute, in a child process (see :func:`kernelviz.counters.measure`)."""
+        from .counters import measure
+
+        return measure(self, top=top, launches=launches, **options)
 
     def save(self, path: str | Path) -> Path:
         """Write the capture's JSON to ``path``.json, or on a rank of a torch.distributed job to

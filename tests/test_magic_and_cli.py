@@ -101,3 +101,11 @@ def test_sequential_gets_the_line_that_called_it(shell):
                           "out = torch.compile(m)(torch.randn(2, 8))").success
     caller = shell.user_ns["cap5"].graphs[0].caller
     assert caller is not None and caller.code == "out = torch.compile(m)(torch.randn(2, 8))" and caller.line == 2
+
+
+def test_counters_flag_on_the_cpu_says_why_in_one_line(shell, capsys):
+    assert shell.run_cell("%%kernelviz --counters -o cap4\ntorch.compile(zoo.pointwise)(torch.randn(5))").success
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("kernelviz: counters")]
+    assert err == ["kernelviz: counters not measured: no CUDA graph in this capture (Nsight Compute measures GPU "
+                   "kernels)"]
+    assert shell.user_ns["cap4"].graphs[0].timed_on and all(x.counters is None for x in shell.user_ns["cap4"].launches)

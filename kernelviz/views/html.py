@@ -18,6 +18,7 @@ from pygments.formatters import HtmlFormatter
 
 from ..model import Capture, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
+from .counters_html import counters_section
 from .highlight import language, runs
 from .memory import timeline
 from .stages import STAGE_TITLE
@@ -218,7 +219,7 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> st
             f"{len(graph.launches)} launches, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
-            + launch_table(graph) + wrapper_view(graph)
+            + launch_table(graph) + counters_section(graph) + wrapper_view(graph)
             + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
 
 

@@ -1,6 +1,7 @@
 // The "Kernel" tab: the selected launch in full (its name, every number the table shows and the columns
 // it hides), its metadata and its source. Clicking a fragment node lights its lines and scrolls the source
 // pane to the first; clicking a line lights its nodes; neither redraws the tab.
+import { countersSection, heatColumn } from "./counters.js";
 import { h } from "./dom.js";
 import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
 import { metaView } from "./fragment.js";
@@ -103,7 +104,8 @@ export function kernelTab(ctx) {
     row.note ? h("div", { class: "kv-note" }, row.note) : null);
   if (!kernel) {
     box.append(h("pre", { class: "kv-call" }, launch.text),
-      h("div", { class: "kv-facts" }, `reads ${launch.reads.join(", ") || "-"} · writes ${launch.writes.join(", ") || "-"}`));
+      h("div", { class: "kv-facts" }, `reads ${launch.reads.join(", ") || "-"} · writes ${launch.writes.join(", ") || "-"}`),
+      countersSection(launch, "", {}, () => {}) || "");
     return [box];
   }
   const { tokens, links } = ctx.kernelData(`${ctx.graph}/${kernel.name}`);
@@ -118,7 +120,12 @@ export function kernelTab(ctx) {
     light(box, links, state);
   };
   const source = sourceView(kernel.source, tokens, selectLine);
-  box.append(metaView(kernel, links, selectNode, graph.caller), source);
+  if (launch.counters && launch.counters.lines) heatColumn(source, launch.counters.lines, (el) => Number(el.dataset.line));
+  const counted = countersSection(launch, kernel.source, links, (n) => {
+    selectLine(n);
+    scrollPaneTo(source, source.querySelector(`.kv-line[data-line="${n}"]`));
+  });
+  box.append(metaView(kernel, links, selectNode, graph.caller), counted || "", source);
   light(box, links, state);
   return [box];
 }

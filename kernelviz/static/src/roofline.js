@@ -5,7 +5,7 @@
 import { axisBottom, axisLeft } from "d3-axis";
 import { scaleLog } from "d3-scale";
 import { h } from "./dom.js";
-import { fmtRate } from "./format.js";
+import { fmtBytes, fmtRate } from "./format.js";
 import { decades, kindColour, legend, svgFrame, tickLabel } from "./palette.js";
 
 const W = 460, H = 210, M = { left: 46, right: 12, top: 16, bottom: 30 };
@@ -27,12 +27,21 @@ function onePerPixel(rows, place) {
   return [...at.values()];
 }
 
+/** "measured" where Nsight Compute counted the launch's DRAM bytes, with the estimate it replaced. */
+function measuredNote(launch) {
+  const c = launch && launch.counters, t = launch && launch.timing;
+  if (!c || c.error || c.dram_read_bytes == null) return "";
+  const estimate = t.bytes_estimate != null ? `Inductor's estimate ${fmtBytes(t.bytes_estimate)}`
+    : t.bytes_args != null ? `arguments ${fmtBytes(t.bytes_args)}` : "no estimate";
+  return `\nmeasured: ${fmtBytes(t.bytes)} DRAM (Nsight Compute; ${estimate})`;
+}
+
 function point(g, r, x, y, onSelect) {
   g.append("circle").attr("class", "kv-point").attr("data-key", r.key).attr("cx", x).attr("cy", y).attr("r", 4)
     .attr("fill", kindColour(r.kind)).on("click", () => onSelect(r.key))
     .append("title").text(`#${r.index} ${r.name} (${r.kind})\n` +
       (r.intensity != null ? `${r.intensity.toPrecision(3)} FLOP/B · ${fmtRate(r.tflops, "TFLOP/s")}\n` : "") +
-      (r.gbps != null ? fmtRate(r.gbps, "GB/s") + (r.cacheResident ? " (cache-resident)" : "") : ""));
+      (r.gbps != null ? fmtRate(r.gbps, "GB/s") + (r.cacheResident ? " (cache-resident)" : "") : "") + measuredNote(r.launch));
 }
 
 function flopChart(rows, peaks, dtypes, onSelect) {

@@ -3,6 +3,7 @@
 // line: its source lines light up), with registers, spills, shared memory, occupancy and "Copy repro".
 // Live: stages, tokens and repro come from the widget per kernel. Saved: text and links from the model,
 // the rest from the payload's view.deep annex; stages are drawn unhighlighted there.
+import { heatColumn, sassOffset } from "./counters.js";
 import { h } from "./dom.js";
 import { fmtBytes } from "./format.js";
 import { scrollPaneTo, sourceView } from "./source.js";
@@ -83,6 +84,7 @@ export function compiledTab(ctx) {
       state.irLine = state.irLine === n ? null : n; state.line = null; light(true, false); });
     source.classList.add("kv-compiled-source");
     code.classList.add("kv-stage");
+    if (stage.name === "sass" && row.launch.counters && row.launch.counters.sass) heatColumn(code, row.launch.counters.sass, sassOffset);
     box.append(h("div", { class: "kv-tabs" }, ...stages.map((s) => h("button", {
       class: "kv-tab kv-stage-tab" + (s === stage ? " kv-active" : ""),
       title: `${fmtBytes(s.bytes)} as compiled${s.truncated_bytes ? `, ${fmtBytes(s.truncated_bytes)} left out` : ""}` +
