@@ -1,6 +1,6 @@
 """kernelviz's whole path with ``import numpy`` blocked: capture (timed), repros, bench(), the HTML report, the
 notebook bundle and widget, JSON round trip, a diff, the CLI, the magic. Run as a script (``python tests/clean_run.py
-OUT_DIR`` with ``tests/no_numpy`` on PYTHONPATH); it prints one ``ok: ...`` line per step and exits non-zero
+OUT_DIR [cpu|cuda]`` with ``tests/no_numpy`` on PYTHONPATH); it prints one ``ok: ...`` line per step and exits non-zero
 on the first failure.
 
 kernelviz declares no numpy, and torch runs without it: whatever kernelviz does must too, also on machines
@@ -10,7 +10,7 @@ every child it starts, as if it were not)."""
 import sys
 
 
-def main(out: str) -> None:
+def main(out: str, device: str = "cpu") -> None:
     import contextlib
     import io
     import subprocess
@@ -32,8 +32,8 @@ def main(out: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Dropout(0.1),
-                                torch.nn.Linear(32, 4))
-    x, target = torch.randn(8, 16), torch.randint(0, 4, (8,))
+                                torch.nn.Linear(32, 4)).to(device)
+    x, target = torch.randn(8, 16, device=device), torch.randint(0, 4, (8,), device=device)
 
     def step(x, target):
         loss = torch.nn.functional.cross_entropy(model(x), target)
@@ -63,7 +63,7 @@ def main(out: str) -> None:
     print("ok: to_json() / from_json() round trip, save()")
 
     with kernelviz.capture(bench=True, repros=True) as other:
-        torch.compile(lambda v: torch.relu(v) * 2)(torch.randn(32))
+        torch.compile(lambda v: torch.relu(v) * 2)(torch.randn(32, device=device))
     d = kernelviz.diff(cap, other)
     assert d.to_html() and kernelviz.Diff.from_json(d.to_json()).to_json() == d.to_json()
     other.save(out / "b.json")
@@ -77,7 +77,7 @@ def main(out: str) -> None:
     assert "graph" in shown.getvalue()
     print("ok: the CLI's show and diff")
 
-    kernel = next(k for k in other.kernels if k.kind == "cpp")
+    kernel = next(k for k in other.kernels if k.kind in ("cpp", "triton"))
     script = out / "repro.py"
     script.write_text(kernel.to_repro())
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
@@ -98,4 +98,4 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:])

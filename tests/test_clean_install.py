@@ -7,14 +7,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
 
 
-def test_the_whole_path_runs_with_numpy_blocked(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS / "no_numpy"), str(ROOT)]))
-    run = subprocess.run([sys.executable, str(TESTS / "clean_run.py"), str(tmp_path)], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=600)
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_the_whole_path_runs_with_numpy_blocked(tmp_path, device):
+    paths = [str(TESTS / "no_numpy"), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    run = subprocess.run([sys.executable, str(TESTS / "clean_run.py"), str(tmp_path), device], cwd=tmp_path,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)), capture_output=True, text=True,
+                         timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     steps = [line for line in run.stdout.splitlines() if line.startswith("ok: ")]
     assert len(steps) == 9, run.stdout
