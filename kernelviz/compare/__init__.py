@@ -8,6 +8,7 @@ from ..model import Capture
 from .match import match_graphs, match_launches
 from .measures import graph_measures, group_measures, headline
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
+from .story import diff_story, graph_story
 
 __all__ = ["diff", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
@@ -30,7 +31,8 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
             pairs = match_launches(ga, gb)
         else:
             pairs = _unpaired(ga, gb)
-        for found in _reading_order(pairs):
+        first = len(out.groups)
+        for found in pairs:
             group = Group(relation=found.relation, graph=graph, a=found.a, b=found.b, how=found.matches[0][2],
                           confidence=min(m[3] for m in found.matches))
             group.measures = group_measures(ga, gb, group)
@@ -39,8 +41,19 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
                     a=ga.launches[x].name if x is not None else None, b=gb.launches[y].name if y is not None else None,
                     how=m_how, confidence=m_confidence, group=len(out.groups), a_launch=x, b_launch=y))
             out.groups.append(group)
+        gm = out.graphs[graph]
+        gm.summary = (graph_story(ga, gb, out.groups[first:]) if ga is not None and gb is not None
+                      else f"{len((ga or gb).launches)} launches {'removed' if gb is None else 'added'} (the graph "
+                           f"has no counterpart)")
     out.headline = headline(out)
+    out.headline.summary = diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs])
     return out
+
+
+def _graph_name(d: Diff, gm: GraphMatch) -> str:
+    ida = d.a.graphs[gm.a].id if gm.a is not None else None
+    idb = d.b.graphs[gm.b].id if gm.b is not None else None
+    return ida if ida == idb or idb is None else idb if ida is None else f"{ida} → {idb}"
 
 
 def _unpaired(ga, gb):
@@ -52,21 +65,4 @@ def _unpaired(ga, gb):
                 for x in ga.launches]
     return [LaunchGroup([], [y.index], [(None, y.index, "its graph has no counterpart in a", 0.0)], "added")
             for y in gb.launches]
-
-
-def _reading_order(groups):
-    """Groups in b's call() order, each removed group just after the b position of the a launch before it."""
-    where: dict[int, float] = {}
-    for g in groups:
-        if g.a and g.b:
-            for i in g.a:
-                where[i] = min(g.b)
-
-    def key(g):
-        if g.b:
-            return (min(g.b), 0, min(g.a) if g.a else -1)
-        before = [i for i in where if i < g.a[0]]
-        return (where[max(before)] if before else -1, 1, g.a[0])
-
-    return sorted(groups, key=key)
 

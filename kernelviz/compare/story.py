@@ -1,0 +1,90 @@
+"""What changed, in words: one sentence per graph pair ("11 launches added after launch 21, repeating
+launches 11-21; 1 changed (launch 22)") and one for the whole diff. Launch numbers are those of side a's
+call() (its table's "#"), except where a launch exists only in b."""
+
+from __future__ import annotations
+
+from ..model import Graph
+from .features import describe
+from .match import repeats, shape_key
+from .model import Group
+
+NAMED = 2  # changes listed by name up to this many; beyond, by launch number
+
+
+def graph_story(ga: Graph, gb: Graph, groups: list[Group]) -> str:
+    """The groups of one graph pair (in reading order) as a sentence."""
+    keys_a = [shape_key(w) for w in describe(ga)]
+    keys_b = [shape_key(w) for w in describe(gb)]
+    parts: list[str] = []
+    before = None  # the last a launch seen, in reading order
+    k = 0
+    while k < len(groups):
+        g = groups[k]
+        if g.relation in ("added", "removed"):
+            run = [g]
+            while k + 1 < len(groups) and groups[k + 1].relation == g.relation:
+                k += 1
+                run.append(groups[k])
+            parts.append(_run(g.relation, run, before, ga, gb, keys_a, keys_b))
+        elif g.relation in ("fused", "split"):
+            parts.append(f"{_numbers(g.a)} fused into one ({_name(gb, g.b[0])})" if g.relation == "fused"
+                         else f"launch {g.a[0]} ({_name(ga, g.a[0])}) split into {len(g.b)}")
+        if g.a:
+            before = max(g.a)
+        k += 1
+    changed = [g for g in groups if g.relation == "changed"]
+    if changed:
+        where = "; ".join(f"launch {g.a[0]}: {_name(ga, g.a[0])} → {_name(gb, g.b[0])}" for g in changed) \
+            if len(changed) <= NAMED else _numbers([g.a[0] for g in changed])
+        parts.append(f"{_count(len(changed))} changed ({where})")
+    return "; ".join(parts) or "no launch changed"
+
+
+def diff_story(stories: list[tuple[str, str]]) -> str:
+    """The sentence of a whole diff from (graph pair's name, its sentence), naming graphs where several
+    changed."""
+    changed = [(name, text) for name, text in stories if text != "no launch changed"]
+    if not changed:
+        return "no launch changed"
+    if len(stories) == 1:
+        return changed[0][1]
+    return "; ".join(f"{name}: {text}" for name, text in changed)
+
+
+def _run(relation, run, before, ga, gb, keys_a, keys_b) -> str:
+    """A run of added (or removed) launches: how many, where, and which launches of a it repeats."""
+    if relation == "added":
+        indices = [j for g in run for j in g.b]
+        where = f"after launch {before}" if before is not None else "before launch 0"
+        if len(indices) == 1:
+            where += f" ({_name(gb, indices[0])})"
+        found = repeats([keys_b[j] for j in indices], keys_a)
+    else:
+        indices = [i for g in run for i in g.a]
+        where = f"({_numbers(indices)}" + (f": {_name(ga, indices[0])})" if len(indices) == 1 else ")")
+        others = [None if i in set(indices) else x for i, x in enumerate(keys_a)]
+        found = repeats([keys_a[i] for i in indices], others)
+    text = f"{_count(len(indices))} {relation} {where}"
+    if found and len(indices) > 1:
+        text += f", repeating launches {found[0]}-{found[0] + len(indices) - 1}"
+    return text
+
+
+def _name(graph: Graph, index: int) -> str:
+    return graph.launches[index].name
+
+
+def _count(n: int) -> str:
+    return f"{n} launch{'es' * (n != 1)}"
+
+
+def _numbers(indices: list[int]) -> str:
+    """``launches 8-10, 19-21`` (``launch 3`` for one)."""
+    indices = sorted(indices)
+    spans, start = [], indices[0]
+    for prev, cur in zip(indices, indices[1:] + [None]):
+        if cur != prev + 1:
+            spans.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = cur
+    return f"launch{'es' * (len(indices) != 1)} {', '.join(spans)}"
