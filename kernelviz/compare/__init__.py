@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..model import Capture
@@ -10,7 +11,7 @@ from .measures import graph_measures, group_measures, headline
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
 from .story import diff_story, graph_story
 
-__all__ = ["diff", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
+__all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
 
 def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str, str] | None = None) -> Diff:
@@ -18,7 +19,7 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
     :func:`kernelviz.load` reads. ``labels`` name the two sides in the views (default: the paths, or a and b)."""
     from .. import load
 
-    names = [str(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
+    names = [label(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
     ca = (a if isinstance(a, Capture) else load(a)).wait_stages()
     cb = (b if isinstance(b, Capture) else load(b)).wait_stages()
     out = Diff(a=ca, b=cb, labels=list(labels) if labels else names)
@@ -48,6 +49,16 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
     out.headline = headline(out)
     out.headline.summary = diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs])
     return out
+
+
+def label(path: str | Path) -> str:
+    """A path as the user gave it, or relative to the working directory where that is shorter."""
+    text = str(path)
+    try:
+        relative = os.path.relpath(text)
+    except ValueError:  # another drive (Windows)
+        return text
+    return relative if len(relative) < len(text) else text
 
 
 def _graph_name(d: Diff, gm: GraphMatch) -> str:
