@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from ..model import Capture
+from .features import describe
 from .match import match_graphs, match_launches
 from .measures import graph_measures, group_measures, headline
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
@@ -29,7 +30,8 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
         graph = len(out.graphs)
         out.graphs.append(GraphMatch(a=i, b=j, how=how, confidence=confidence, measures=graph_measures(ga, gb)))
         if ga is not None and gb is not None:
-            pairs = match_launches(ga, gb)
+            wa, wb = describe(ga), describe(gb)
+            pairs = match_launches(wa, wb)
         else:
             pairs = _unpaired(ga, gb)
         first = len(out.groups)
@@ -43,7 +45,7 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
                     how=m_how, confidence=m_confidence, group=len(out.groups), a_launch=x, b_launch=y))
             out.groups.append(group)
         gm = out.graphs[graph]
-        gm.summary = (graph_story(ga, gb, out.groups[first:]) if ga is not None and gb is not None
+        gm.summary = (graph_story(ga, gb, out.groups[first:], wa, wb) if ga is not None and gb is not None
                       else f"{len((ga or gb).launches)} launches {'removed' if gb is None else 'added'} (the graph "
                            f"has no counterpart)")
     out.headline = headline(out)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from ..model import Capture, Graph
-from .features import Work, describe, jaccard, within, words
+from .features import Work, jaccard, within, words
 
 WEAK = 0.25  # confidence needed for a one-to-one match between launches whose source differs
 STRONG = 0.5  # confidence needed to pair launches out of call() order
@@ -114,9 +114,9 @@ def _with_unmatched(pairs: list, na: int, nb: int) -> list:
             + [(None, j, "no graph of this kind and inputs in a", 0.0) for j in range(nb) if j not in matched_b])
 
 
-def match_launches(ga: Graph, gb: Graph) -> list[LaunchGroup]:
-    """Group the launches of two matched graphs, in reading order (see the module's docstring)."""
-    wa, wb = describe(ga), describe(gb)
+def match_launches(wa: list[Work], wb: list[Work]) -> list[LaunchGroup]:
+    """Group the launches of two matched graphs (their :func:`describe`), in reading order (see the
+    module's docstring)."""
     keys_a, keys_b = [key(x) for x in wa], [key(y) for y in wb]
     groups: list[LaunchGroup] = []
     for tag, i1, i2, j1, j2 in _opcodes(keys_a, keys_b):
@@ -229,7 +229,10 @@ def _moved(wa: list[Work], wb: list[Work], groups: list[LaunchGroup]) -> list[La
 
 
 def _opcodes(keys_a: list, keys_b: list) -> list:
-    return SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
+    """difflib's opcodes between two lists of keys (numbered first: an int hashes at once)."""
+    ids: dict = {}
+    a, b = ([ids.setdefault(k, len(ids)) for k in keys] for keys in (keys_a, keys_b))
+    return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
 
 
 def _pair(x: Work, y: Work, floor: float = 0.0, how: str = "same source modulo numbers") -> LaunchGroup:

@@ -5,17 +5,18 @@ call() (its table's "#"), except where a launch exists only in b."""
 from __future__ import annotations
 
 from ..model import Graph
-from .features import describe
+from .features import Work
 from .match import repeats, shape_key
 from .model import Group
 
 NAMED = 2  # changes listed by name up to this many; beyond, by launch number
 
 
-def graph_story(ga: Graph, gb: Graph, groups: list[Group]) -> str:
-    """The groups of one graph pair (in reading order) as a sentence."""
-    keys_a = [shape_key(w) for w in describe(ga)]
-    keys_b = [shape_key(w) for w in describe(gb)]
+def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: list[Work]) -> str:
+    """The groups of one graph pair (in reading order) as a sentence; ``wa`` and ``wb`` are the graphs'
+    :func:`describe`."""
+    keys_a = [shape_key(w) for w in wa]
+    keys_b = [shape_key(w) for w in wb]
     parts: list[str] = []
     before = None  # the last a launch seen, in reading order
     k = 0

@@ -168,7 +168,8 @@ def full_names(diff: Diff, group: Group, which: str) -> str:
 
 def _detail(diff: Diff, index: int, group: Group) -> str:
     return (f'<details class="kv-kernel" id="kv-diff-{index}"><summary>{_badge(group.relation)} '
-            f'<code>{escape(full_names(diff, group, "a"))}</code> → <code>{escape(full_names(diff, group, "b"))}</code>'
+            f'<code>{escape(full_names(diff, group, "a"))}</code> → '
+            f'<code>{escape(full_names(diff, group, "b"))}</code>'
             f"</summary><p>Matched by {escape(group.how)}"
             + (f", confidence {group.confidence:.2f}" if group.a and group.b else "") + "</p>"
             + _measures(group.measures) + _source(diff, group) + "</details>")
@@ -261,7 +262,8 @@ def report(diff: Diff) -> str:
     """The diff as an HTML fragment (for a notebook's ``text/html`` output)."""
     story = diff.headline.summary
     return (f'<div class="kv-report kv-diff"><style>{_css()}{_diff_css()}</style>'
-            f'<p class="kv-title"><b>kernelviz diff</b></p><p class="kv-sides">a: {escape(side(diff.a, diff.labels[0]))}'
+            '<p class="kv-title"><b>kernelviz diff</b></p>'
+            f'<p class="kv-sides">a: {escape(side(diff.a, diff.labels[0]))}'
             f"<br>b: {escape(side(diff.b, diff.labels[1]))}</p>"
             + (f'<p class="kv-story"><b>What changed:</b> {escape(story)}</p>' if story else "")
             + _headline(diff) + "".join(_graph(diff, i) for i in range(len(diff.graphs))) + "</div>")
