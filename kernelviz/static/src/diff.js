@@ -144,8 +144,8 @@ function changeCell(m) {
 function measuresTable(group) {
   const rows = group.measures.filter((m) => m.a !== null || m.b !== null).map((m) =>
     h("tr", { class: m.a !== m.b && ["config", "binary", "device"].includes(m.kind) ? "kv-changed" : "" },
-      h("td", {}, m.name), h("td", { class: "kv-num" }, value(m.a, m.unit)), h("td", { class: "kv-num" }, value(m.b, m.unit)),
-      changeCell(m), h("td", { class: "kv-hint" }, m.note)));
+      h("td", {}, m.name), h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m.a, m.unit)),
+      h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m.b, m.unit)), changeCell(m), h("td", { class: "kv-hint" }, m.note)));
   return rows.length ? table(["measure", "a", "b", "change", ""], rows) : null;
 }
 
