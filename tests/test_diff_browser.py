@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_compare_pairs import load, pair
 
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
@@ -17,7 +18,6 @@ from conftest import FIXTURES
 from kernelviz.views.diff_display import payload
 from kernelviz.views.diff_html import page as diff_page
 from kernelviz.views.diff_text import summary
-from test_compare_pairs import load, pair
 
 SHOTS = Path(__file__).resolve().parents[1] / "out"
 PAIRS = FIXTURES / "pairs-h100-torch2.11"
@@ -43,7 +43,9 @@ FIT = """(sel) => {
 }"""
 COLOURS = """(sel) => { const s = getComputedStyle(document.querySelector(sel));
   let el = document.querySelector(sel), bg = 'rgba(0, 0, 0, 0)';
-  while (el && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) { bg = getComputedStyle(el).backgroundColor; el = el.parentElement; }
+  while (el && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) {
+    bg = getComputedStyle(el).backgroundColor; el = el.parentElement;
+  }
   return [s.color, bg === 'rgba(0, 0, 0, 0)' ? 'rgb(255, 255, 255)' : bg]; }"""  # a bare page is white
 
 
@@ -114,7 +116,8 @@ def panel_page(tmp: Path, d, theme: str) -> Path:
     html = (site / "index.html").read_text().replace('<link rel="stylesheet" href="panel.css">',
                                                      '<link rel="stylesheet" href="theme.css">'
                                                      '<link rel="stylesheet" href="panel.css">')
-    (site / "index.html").write_text(html.replace("<body>", '<body style="margin:0;background:var(--jp-layout-color0)">'))
+    body = '<body style="margin:0;background:var(--jp-layout-color0)">'
+    (site / "index.html").write_text(html.replace("<body>", body))
     return site
 
 
