@@ -3,10 +3,13 @@ with one change each, read both as live captures (C++ kernels with their source 
 code alone. A block added is one run of added launches; fusions only where the origins say so."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernelviz
 from conftest import FIXTURES
 from kernelviz.compare import Diff
+from kernelviz.compare.match import _opcodes, _resync
 from kernelviz.views.diff_text import summary
 
 PAIRS = FIXTURES / "diff-cpu-torch2.13"
@@ -113,3 +116,34 @@ def test_a_block_removed_reads_the_other_way_round():
     removed = [k for k, g in enumerate(d.groups) if g.relation == "removed"]
     assert len(removed) == 11 and removed == list(range(removed[0], removed[0] + 11))
     assert d.headline.summary.startswith("11 launches removed (launches 22-32), repeating launches ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=60), st.lists(st.integers(0, 3), max_size=60))
+def test_resync_opcodes_cover_both_lists_in_order(a, b):
+    i = j = 0
+    for tag, i1, i2, j1, j2 in _resync(a, b):
+        assert (i1, j1) == (i, j) and (i2 > i1 or j2 > j1)
+        assert (a[i1:i2] == b[j1:j2]) if tag == "equal" else tag in ("replace", "delete", "insert")
+        i, j = i2, j2
+    assert (i, j) == (len(a), len(b))
+
+
+def test_a_block_added_to_a_long_repetitive_graph_is_one_insert():
+    a = list(range(11)) * 400  # 4,400 launches: too long for difflib's time
+    b = a[:2200] + list(range(100, 111)) + a[2200:]
+    ops = _opcodes(a, b)
+    assert ops == [("equal", 0, 2200, 0, 2200), ("insert", 2200, 2200, 2200, 2211), ("equal", 2200, 4400, 2211, 4411)]
+    # the same block again: among identical blocks any place is as good; still one insert
+    ops = _opcodes(a, a[:2200] + a[:11] + a[2200:])
+    assert [op[0] for op in ops].count("insert") == 1 and len(ops) <= 3
+
+
+def test_what_changed_survives_json_and_an_older_diff_reads_without_it():
+    d = pair("mlp_gelu", "mlp_relu")
+    again = Diff.from_json(d.to_json())
+    assert again.headline.summary == d.headline.summary and again.graphs[0].summary == d.graphs[0].summary
+    data = d.to_dict()
+    del data["headline"]["summary"], data["graphs"][0]["summary"]
+    old = Diff.from_dict(data)
+    assert old.headline.summary == "" and "what changed" not in summary(old) and old.to_html()

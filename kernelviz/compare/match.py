@@ -12,6 +12,7 @@ is left is added or removed.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -25,6 +26,9 @@ SAME_TEXT = 0.9  # confidence of two launches in a run of the same source (modul
 BY_PLACE = 0.3  # confidence of two launches paired by their place in call() alone
 RETURNS = 0.5  # what aligning two launches that both write call()'s outputs adds to their score
 DP_CELLS = 40_000  # pairs scored in one region at most (a larger one is aligned by name first)
+MOVED_CELLS = 400_000  # unpaired launches times the other side's launches beyond which none is paired out of order
+DIFFLIB_CELLS = 1_000_000  # longer sequences are aligned by resynchronising (difflib's time grows with their product)
+RESYNC_RUN, RESYNC_REACH = 3, 2_000  # keys in a row that resynchronise two sequences, and how far to look for them
 # Evidence and its weight in a match's confidence: what a launch came from counts most.
 WEIGHTS = {"source nodes": 3.0, "ATen ops": 2.0, "fragment shapes": 1.0, "buffer shapes": 1.0,
            "kernel-name ops": 1.0}
@@ -206,11 +210,11 @@ def _moved(wa: list[Work], wb: list[Work], groups: list[LaunchGroup]) -> list[La
     """Launches left added or removed by the alignment that match, or whose origins lie within, a launch
     out of order on the other side (another device or compiler orders call() differently): paired (or fused
     and split) with it after all, the launches whose names alone say so last; every group then in reading
-    order."""
+    order. Not done where so many are left (two unrelated graphs) that looking costs more than it tells."""
     paired = [g for g in groups if g.a and g.b]
     left_a = [wa[g.a[0]] for g in groups if not g.b]
     left_b = [wb[g.b[0]] for g in groups if not g.a]
-    if not left_a and not left_b:
+    if not left_a and not left_b or len(left_a) * len(wb) + len(left_b) * len(wa) > MOVED_CELLS:
         return groups
     owner_a = {i: g for g in paired for i in g.a}
     owner_b = {j: g for g in paired for j in g.b}
@@ -229,10 +233,53 @@ def _moved(wa: list[Work], wb: list[Work], groups: list[LaunchGroup]) -> list[La
 
 
 def _opcodes(keys_a: list, keys_b: list) -> list:
-    """difflib's opcodes between two lists of keys (numbered first: an int hashes at once)."""
+    """Opcodes (as difflib's) between two lists of keys: difflib's (longest common runs first) where the
+    lists are short enough, else :func:`_resync`'s."""
     ids: dict = {}
     a, b = ([ids.setdefault(k, len(ids)) for k in keys] for keys in (keys_a, keys_b))
-    return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    if len(a) * len(b) <= DIFFLIB_CELLS:
+        return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return _resync(a, b)
+
+
+def _resync(a: list, b: list) -> list:
+    """Opcodes of a walk along both lists: equal keys are paired; at a difference, the nearest place
+    (fewest keys skipped on both sides, at most RESYNC_REACH each) where RESYNC_RUN keys in a row agree again,
+    or both lists end, closes it. Linear in the lists' length where they mostly agree, however repetitive."""
+    where: dict = {}
+    for j, key in enumerate(b):
+        where.setdefault(key, []).append(j)
+    n, m, i, j, ops = len(a), len(b), 0, 0, []
+
+    def agree(x: int, y: int) -> bool:
+        run = min(RESYNC_RUN, n - x, m - y)
+        return a[x:x + run] == b[y:y + run] and (run == RESYNC_RUN or (x + run, y + run) == (n, m))
+
+    while i < n and j < m:
+        i0, j0 = i, j
+        while i < n and j < m and a[i] == b[j]:
+            i, j = i + 1, j + 1
+        if i > i0:
+            ops.append(("equal", i0, i, j0, j))
+        if i == n or j == m:
+            break
+        best = (n - i) + (m - j), n - i, m - j  # no resynchronising: the rest differs
+        for di in range(min(RESYNC_REACH, n - i)):
+            if di >= best[0]:
+                break
+            spots = where.get(a[i + di], [])
+            for y in spots[bisect_left(spots, j):bisect_left(spots, j + RESYNC_REACH)]:
+                if di + y - j >= best[0]:
+                    break
+                if agree(i + di, y):
+                    best = di + y - j, di, y - j
+                    break
+        _skip, di, dj = best
+        ops.append(("replace" if di and dj else "delete" if di else "insert", i, i + di, j, j + dj))
+        i, j = i + di, j + dj
+    if i < n or j < m:
+        ops.append(("replace" if i < n and j < m else "delete" if i < n else "insert", i, n, j, m))
+    return ops
 
 
 def _pair(x: Work, y: Work, floor: float = 0.0, how: str = "same source modulo numbers") -> LaunchGroup:

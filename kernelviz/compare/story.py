@@ -10,6 +10,7 @@ from .match import repeats, shape_key
 from .model import Group
 
 NAMED = 2  # changes listed by name up to this many; beyond, by launch number
+SPANS = 8  # runs of launch numbers listed in a sentence at most
 
 
 def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: list[Work]) -> str:
@@ -21,18 +22,17 @@ def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: l
     before = None  # the last a launch seen, in reading order
     k = 0
     while k < len(groups):
-        g = groups[k]
-        if g.relation in ("added", "removed"):
-            run = [g]
-            while k + 1 < len(groups) and groups[k + 1].relation == g.relation:
+        run = [groups[k]]
+        if run[0].relation in ("added", "removed"):
+            while k + 1 < len(groups) and groups[k + 1].relation == run[0].relation:
                 k += 1
                 run.append(groups[k])
-            parts.append(_run(g.relation, run, before, ga, gb, keys_a, keys_b))
-        elif g.relation in ("fused", "split"):
+            parts.append(_run(run[0].relation, run, before, ga, gb, keys_a, keys_b))
+        elif run[0].relation in ("fused", "split"):
+            g = run[0]
             parts.append(f"{_numbers(g.a)} fused into one ({_name(gb, g.b[0])})" if g.relation == "fused"
                          else f"launch {g.a[0]} ({_name(ga, g.a[0])}) split into {len(g.b)}")
-        if g.a:
-            before = max(g.a)
+        before = max([i for g in run for i in g.a], default=before)
         k += 1
     changed = [g for g in groups if g.relation == "changed"]
     if changed:
@@ -88,4 +88,5 @@ def _numbers(indices: list[int]) -> str:
         if cur != prev + 1:
             spans.append(f"{start}" if start == prev else f"{start}-{prev}")
             start = cur
-    return f"launch{'es' * (len(indices) != 1)} {', '.join(spans)}"
+    listed = ", ".join(spans[:SPANS]) + (f", … ({len(spans)} runs in all)" if len(spans) > SPANS else "")
+    return f"launch{'es' * (len(indices) != 1)} {listed}"

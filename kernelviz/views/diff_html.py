@@ -14,6 +14,7 @@ from functools import lru_cache
 from html import escape
 from pathlib import Path
 
+from ..compare.measures import time_delta
 from ..compare.model import Diff, Group, Measure
 from .diff_source import line_runs, source_diff, unified
 from .diff_text import change, delta, name_parts, side, value
@@ -178,8 +179,6 @@ def _detail(diff: Diff, index: int, group: Group) -> str:
 def _detailed(groups: list[tuple[int, Group]]) -> tuple[set[int], int]:
     """The groups whose detail the page holds (at most DETAILS: the biggest changes of in-graph time
     first, then in order) and how many more changed."""
-    from ..compare.measures import time_delta
-
     changed = [(k, g) for k, g in groups if shows_detail(g)]
     if len(changed) <= DETAILS:
         return {k for k, _ in changed}, 0
