@@ -17,7 +17,7 @@ from pathlib import Path
 from ..compare.measures import time_delta
 from ..compare.model import Diff, Group, Measure
 from .diff_source import line_runs, source_diff, unified
-from .diff_text import change, delta, name_parts, side, value
+from .diff_text import change, delta, name_parts, names, side, value
 from .html import _css
 
 FOLD = 6  # a run of at least this many unchanged groups is folded into one row
@@ -160,17 +160,10 @@ def _source(diff: Diff, group: Group) -> str:
     return f'<div class="highlight"><pre class="kv-unified">{"".join(out)}</pre></div>'
 
 
-def full_names(diff: Diff, group: Group, which: str) -> str:
-    """Every launch of one side of a group, numbered, in full (``-`` where it has none)."""
-    ga, gb = diff.graph_pair(group)
-    graph, indices = (ga, group.a) if which == "a" else (gb, group.b)
-    return " + ".join(f"{i} {graph.launches[i].name}" for i in indices) if graph is not None and indices else "-"
-
-
 def _detail(diff: Diff, index: int, group: Group) -> str:
     return (f'<details class="kv-kernel" id="kv-diff-{index}"><summary>{_badge(group.relation)} '
-            f'<code>{escape(full_names(diff, group, "a"))}</code> → '
-            f'<code>{escape(full_names(diff, group, "b"))}</code>'
+            f'<code>{escape(names(diff, group, "a"))}</code> → '
+            f'<code>{escape(names(diff, group, "b"))}</code>'
             f"</summary><p>Matched by {escape(group.how)}"
             + (f", confidence {group.confidence:.2f}" if group.a and group.b else "") + "</p>"
             + _measures(group.measures) + _source(diff, group) + "</details>")

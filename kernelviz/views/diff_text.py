@@ -59,9 +59,10 @@ def side(capture: Capture, label: str) -> str:
 
 
 def names(diff: Diff, group: Group, which: str) -> str:
+    """Every launch of one side of a group, numbered as in its call(), in full (``-`` where it has none)."""
     ga, gb = diff.graph_pair(group)
     graph, indices = (ga, group.a) if which == "a" else (gb, group.b)
-    return " + ".join(graph.launches[i].name for i in indices) if graph is not None and indices else "-"
+    return " + ".join(f"{i} {graph.launches[i].name}" for i in indices) if graph is not None and indices else "-"
 
 
 def group_line(diff: Diff, group: Group) -> str:
