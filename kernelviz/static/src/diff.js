@@ -9,6 +9,7 @@ import { tokenLines } from "./source.js";
 
 const CONTEXT = 3; // unchanged lines kept around each change, as in kernelviz/views/diff_source.py
 const FOLD = 6; // a run of at least this many unchanged groups is one row until opened (views/diff_html.py)
+const SHOW = 200; // unchanged groups a click on a folded run shows
 
 export const isDiff = (data) => !!data && data.format === "kernelviz-diff";
 
@@ -156,7 +157,7 @@ const badge = (relation) => h("span", { class: `kv-badge kv-rel-${relation}` }, 
  * select(key), setLive(), setProgress() }); `select` takes a group index.
  */
 export function renderDiff(el, data, host = {}) {
-  const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified", open: new Set() };
+  const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified", open: new Map() };
   let diff = data;
   const root = h("div", { class: "kv-panel kv-diff" });
   el.replaceChildren(root);
@@ -224,23 +225,33 @@ export function renderDiff(el, data, host = {}) {
       onclick: () => { state.selected = k; drawTable(); drawDetail(); } }, ...cells);
   }
 
-  /** Runs of at least FOLD unchanged groups as one row ("⋯ 22 launches the same"), until clicked open. */
+  /** Runs of at least FOLD unchanged groups as one row ("⋯ 22 launches the same"); a click shows SHOW more of
+   * them (a run of thousands opens a page at a time). */
   function foldRows(groups, times, ncols) {
     const rows = [];
     let k = 0;
     const same = ([g, key]) => g.relation === "same" && !((diff.view || {}).sources || {})[String(key)];
+    const folding = !state.byChange && !state.relation && !state.filter;
     while (k < groups.length) {
       let end = k;
       while (end < groups.length && same(groups[end])) end++;
-      const first = groups[k] && groups[k][0], last = end > k ? groups[end - 1][0] : null;
-      const key = first ? `${first.graph}:${first.a[0]}` : "";
-      if (end - k >= FOLD && !state.open.has(key) && !state.byChange && !state.relation && !state.filter) {
-        rows.push(h("tr", { class: "kv-fold-row", onclick: () => { state.open.add(key); drawTable(); } },
-          h("td", { colspan: String(ncols), title: "show them" },
-            `⋯ ${end - k} launches the same (a ${first.a[0]}-${last.a[last.a.length - 1]}, b ${first.b[0]}-${last.b[last.b.length - 1]})`)));
-      } else {
+      if (end - k < FOLD || !folding) {
         end = Math.max(end, k + 1);
         for (let i = k; i < end; i++) rows.push(groupRow(groups[i], times));
+        k = end;
+        continue;
+      }
+      const key = `${groups[k][0].graph}:${groups[k][0].a[0]}`;
+      const shown = Math.min(state.open.get(key) || 0, end - k);
+      for (let i = k; i < k + shown; i++) rows.push(groupRow(groups[i], times));
+      const rest = end - k - shown;
+      if (rest >= FOLD) {
+        const first = groups[k + shown][0], last = groups[end - 1][0];
+        rows.push(h("tr", { class: "kv-fold-row", onclick: () => { state.open.set(key, shown + SHOW); drawTable(); } },
+          h("td", { colspan: String(ncols), title: rest > SHOW ? `show ${SHOW} more` : "show them" },
+            `⋯ ${rest} launches the same (a ${first.a[0]}-${last.a[last.a.length - 1]}, b ${first.b[0]}-${last.b[last.b.length - 1]})`)));
+      } else {
+        for (let i = k + shown; i < end; i++) rows.push(groupRow(groups[i], times));
       }
       k = end;
     }
