@@ -147,3 +147,10 @@ def test_what_changed_survives_json_and_an_older_diff_reads_without_it():
     del data["headline"]["summary"], data["graphs"][0]["summary"]
     old = Diff.from_dict(data)
     assert old.headline.summary == "" and "what changed" not in summary(old) and old.to_html()
+
+
+def test_a_graph_without_counterpart_and_no_change_in_words():
+    forward, backward = (kernelviz.load(FIXTURES / "cpu-torch2.13" / f"train_step_{i}.py") for i in (0, 1))
+    d = kernelviz.diff(forward, kernelviz.Capture(graphs=forward.graphs + backward.graphs))
+    assert d.headline.summary == "graph 3_backward: 6 launches added (the graph has no counterpart in a)"
+    assert kernelviz.diff(forward, forward).headline.summary == "no launch changed"

@@ -10,7 +10,7 @@ from .features import describe
 from .match import match_graphs, match_launches
 from .measures import graph_measures, group_measures, headline
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
-from .story import diff_story, graph_story
+from .story import diff_story, graph_story, unpaired_story
 
 __all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
@@ -46,8 +46,7 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
             out.groups.append(group)
         gm = out.graphs[graph]
         gm.summary = (graph_story(ga, gb, out.groups[first:], wa, wb) if ga is not None and gb is not None
-                      else f"{len((ga or gb).launches)} launches {'removed' if gb is None else 'added'} (the graph "
-                           f"has no counterpart)")
+                      else unpaired_story(ga, gb))
     out.headline = headline(out)
     out.headline.summary = diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs])
     return out

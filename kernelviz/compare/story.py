@@ -42,6 +42,12 @@ def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: l
     return "; ".join(parts) or "no launch changed"
 
 
+def unpaired_story(ga: Graph | None, gb: Graph | None) -> str:
+    """A graph without a counterpart: ``3 launches removed (the graph has no counterpart in b)``."""
+    graph, relation, other = (ga, "removed", "b") if ga is not None else (gb, "added", "a")
+    return f"{_count(len(graph.launches))} {relation} (the graph has no counterpart in {other})"
+
+
 def diff_story(stories: list[tuple[str, str]]) -> str:
     """The sentence of a whole diff from (graph pair's name, its sentence), naming graphs where several
     changed."""
