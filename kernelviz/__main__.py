@@ -189,7 +189,7 @@ def _show(args) -> int:
 
 
 def _diff(args) -> int:
-    from .compare import Diff, diff
+    from .compare import Diff, diff, label
     from .model import CaptureError
     from .views.diff_text import summary
 
@@ -198,7 +198,7 @@ def _diff(args) -> int:
         if isinstance(side, Diff):
             raise CaptureError(f"{path}: this is a kernelviz diff; kernelviz diff compares two captures")
     print("kernelviz: matching graphs and kernels ...", file=sys.stderr, flush=True)
-    result = diff(a, b, labels=tuple(args.labels) if args.labels else (args.a, args.b))
+    result = diff(a, b, labels=tuple(args.labels) if args.labels else (label(args.a), label(args.b)))
     print(summary(result))
     _write(result, args.out, args.json)
     return 0

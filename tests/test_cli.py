@@ -109,9 +109,15 @@ def test_diff_command_writes_the_report_and_the_diff(tmp_path, capsys):
     a, b = PAIRS / "pair_default.json", PAIRS / "pair_max-autotune-no-cudagraphs.json"
     assert main(["diff", str(a), str(b), "-o", str(html), "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith(f"kernelviz diff: {a} (2 graphs") and "biggest losses:" in printed
+    # the inputs as given, relative to the working directory where that is shorter
+    ra, rb = os.path.relpath(a), os.path.relpath(b)
+    assert len(ra) < len(str(a)) and printed.startswith(f"kernelviz diff: {ra} (2 graphs")
+    assert "biggest losses:" in printed
+    story = "  what changed: graph 6_inference → 8_inference: launches 0-1 fused into one"
+    assert printed.splitlines()[1].startswith(story)
     d = Diff.from_json(out.read_text())
-    assert d.labels == [str(a), str(b)] and "triton_tem_fused_mm_mul_relu_0" in html.read_text()
+    assert d.labels == [ra, rb] and "triton_tem_fused_mm_mul_relu_0" in html.read_text()
+    assert f"What changed:</b> {d.headline.summary}" in html.read_text()
     assert main(["show", str(out)]) == 0  # a diff's JSON is shown as the diff
     assert capsys.readouterr().out == printed
 

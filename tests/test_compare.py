@@ -152,7 +152,11 @@ def test_cpu_torch213_against_h100_torch211_pairs_graphs_and_splits():
     written_b = {specs_b[w] for i in cpu_sum.b for w in gb.launches[i].writes}
     assert cpu_sum.relation == "split" and written_a & written_b
     assert all(gb.launches[i].kernel_name.split("_fused_")[1].startswith("sum") for i in cpu_sum.b)
-    assert d.headline.counts["added"] == d.headline.counts["removed"] == 0
+    # the H100 orders call() differently: the reductions the CPU fused into a kernel far away are added, in a
+    # run of their own; nothing of the CPU's is left unpaired
+    added = [gb.launches[j].kernel_name for g in backward if g.relation == "added" for j in g.b]
+    assert added and all("_fused_sum_" in name for name in added)
+    assert d.headline.counts["removed"] == 0
     assert any("a is not timed" in n for n in d.headline.notes)
 
 

@@ -34,7 +34,7 @@ def test_text_summary_names_both_sides_and_every_group():
     d = autotune_diff()
     text = summary(d)
     assert text.splitlines()[0].startswith("kernelviz diff: default (2 graphs, cuda, torch 2.11.0+cu130")
-    assert "fused    extern_kernels.mm + triton_poi_fused_mul_relu_0 → triton_tem_fused_mm_mul_relu_0" in text
+    assert "fused    0 extern_kernels.mm + 1 triton_poi_fused_mul_relu_0 → 0 triton_tem_fused_mm_mul_relu_0" in text
     assert "biggest wins:" in text and "biggest losses:" in text
     norm = next(g for g in d.groups if g.relation == "same")
     assert f"XBLOCK {norm.measure('XBLOCK').a}→{norm.measure('XBLOCK').b}" in text

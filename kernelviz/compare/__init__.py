@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..model import Capture
+from .features import describe
 from .match import match_graphs, match_launches
 from .measures import graph_measures, group_measures, headline
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
+from .story import diff_story, graph_story, unpaired_story
 
-__all__ = ["diff", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
+__all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
 
 def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str, str] | None = None) -> Diff:
@@ -17,7 +20,7 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
     :func:`kernelviz.load` reads. ``labels`` name the two sides in the views (default: the paths, or a and b)."""
     from .. import load
 
-    names = [str(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
+    names = [label(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
     ca = (a if isinstance(a, Capture) else load(a)).wait_stages()
     cb = (b if isinstance(b, Capture) else load(b)).wait_stages()
     out = Diff(a=ca, b=cb, labels=list(labels) if labels else names)
@@ -27,10 +30,12 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
         graph = len(out.graphs)
         out.graphs.append(GraphMatch(a=i, b=j, how=how, confidence=confidence, measures=graph_measures(ga, gb)))
         if ga is not None and gb is not None:
-            pairs = match_launches(ga, gb)
+            wa, wb = describe(ga), describe(gb)
+            pairs = match_launches(wa, wb)
         else:
             pairs = _unpaired(ga, gb)
-        for found in _reading_order(pairs):
+        first = len(out.groups)
+        for found in pairs:
             group = Group(relation=found.relation, graph=graph, a=found.a, b=found.b, how=found.matches[0][2],
                           confidence=min(m[3] for m in found.matches))
             group.measures = group_measures(ga, gb, group)
@@ -39,8 +44,28 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
                     a=ga.launches[x].name if x is not None else None, b=gb.launches[y].name if y is not None else None,
                     how=m_how, confidence=m_confidence, group=len(out.groups), a_launch=x, b_launch=y))
             out.groups.append(group)
+        gm = out.graphs[graph]
+        gm.summary = (graph_story(ga, gb, out.groups[first:], wa, wb) if ga is not None and gb is not None
+                      else unpaired_story(ga, gb))
     out.headline = headline(out)
+    out.headline.summary = diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs])
     return out
+
+
+def label(path: str | Path) -> str:
+    """A path as the user gave it, or relative to the working directory where that is shorter."""
+    text = str(path)
+    try:
+        relative = os.path.relpath(text)
+    except ValueError:  # another drive (Windows)
+        return text
+    return relative if len(relative) < len(text) else text
+
+
+def _graph_name(d: Diff, gm: GraphMatch) -> str:
+    ida = d.a.graphs[gm.a].id if gm.a is not None else None
+    idb = d.b.graphs[gm.b].id if gm.b is not None else None
+    return ida if ida == idb or idb is None else idb if ida is None else f"{ida} → {idb}"
 
 
 def _unpaired(ga, gb):
@@ -52,21 +77,4 @@ def _unpaired(ga, gb):
                 for x in ga.launches]
     return [LaunchGroup([], [y.index], [(None, y.index, "its graph has no counterpart in a", 0.0)], "added")
             for y in gb.launches]
-
-
-def _reading_order(groups):
-    """Groups in b's call() order, each removed group just after the b position of the a launch before it."""
-    where: dict[int, float] = {}
-    for g in groups:
-        if g.a and g.b:
-            for i in g.a:
-                where[i] = min(g.b)
-
-    def key(g):
-        if g.b:
-            return (min(g.b), 0, min(g.a) if g.a else -1)
-        before = [i for i in where if i < g.a[0]]
-        return (where[max(before)] if before else -1, 1, g.a[0])
-
-    return sorted(groups, key=key)
 

@@ -16,6 +16,7 @@ from ..model import Graph, Launch
 
 _NUMBER = re.compile(r"\d+")
 _NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits: buffers, counters, sizes
+_NAMED = re.compile(r"\b[A-Za-z_]\w*\d\w*\b")  # identifiers with digits: buffers and inputs
 _NAME_STOP = {"", "triton", "poi", "red", "per", "tem", "for", "fused", "cpp", "kernel", "extern", "kernels",
               "torch", "ops", "aten", "prims", "default", "run"}
 _JIT = re.compile(r"^@triton\.jit\b", re.M)
@@ -36,6 +37,8 @@ class Work:
     body: str | None  # the kernel's source from @triton.jit on, its own name replaced
     skeleton: str  # body (or an extern call's text) with every number and numbered name replaced
     position: float  # index / (launches - 1)
+    returns: bool = False  # writes a buffer that call() returns
+    call: str = ""  # an extern call's text with its buffers' names replaced (its sizes and strides kept)
 
 
 def words(name: str) -> set[str]:
@@ -44,32 +47,47 @@ def words(name: str) -> set[str]:
 
 
 def describe(graph: Graph) -> list[Work]:
-    """The :class:`Work` of every launch of ``graph``, in call() order."""
+    """The :class:`Work` of every launch of ``graph``, in call() order (what a kernel's source says is read
+    once per kernel, however often it is launched)."""
     kernels = {k.name: k for k in graph.kernels}
     specs = buffer_specs(graph)
     last = max(1, len(graph.launches) - 1)
+    outputs = set(graph.outputs)
+    sources: dict[str, tuple] = {}
+    word_sets: dict[tuple, frozenset] = {}
     out = []
     for launch in graph.launches:
         kernel = kernels.get(launch.kernel_name or "")
-        body = None
+        call = ""
         if kernel is not None:
-            jit = _JIT.search(kernel.source)
-            body = kernel.source[jit.start() if jit else 0:].replace(kernel.name, "KERNEL")
-            skeleton = _NUMBER.sub("#", body)
-            fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment_nodes()
-                               if n.op != "output" and n.shape is not None)
+            if kernel.name not in sources:
+                sources[kernel.name] = _source(kernel)
+            body, skeleton, fragment = sources[kernel.name]
         else:
-            skeleton = _NUMBERED.sub("#", launch.text.split(" = ", 1)[-1])
-            fragment = Counter()
+            text = launch.text.split(" = ", 1)[-1]
+            body, skeleton, call, fragment = None, _NUMBERED.sub("#", text), _NAMED.sub("#", text), Counter()
         buffers = Counter([("r", *specs[n]) for n in launch.reads if n in specs]
                           + [("w", *specs[n]) for n in launch.writes if n in specs])
         aten = frozenset(launch.original_aten)
+        named = (_bare(launch), aten)
+        if named not in word_sets:
+            word_sets[named] = frozenset(words(named[0]).union(*(words(op) for op in aten)))
         out.append(Work(
             index=launch.index, name=launch.name, kind=kernel.kind if kernel else "extern",
-            nodes=frozenset(launch.source_nodes), aten=aten,
-            words=frozenset(words(_bare(launch)).union(*(words(op) for op in aten))),
-            fragment=fragment, buffers=buffers, body=body, skeleton=skeleton, position=launch.index / last))
+            nodes=frozenset(launch.source_nodes), aten=aten, words=word_sets[named],
+            fragment=fragment, buffers=buffers, body=body, skeleton=skeleton, position=launch.index / last,
+            returns=bool(outputs.intersection(launch.writes)), call=call))
     return out
+
+
+def _source(kernel) -> tuple[str, str, Counter]:
+    """A kernel's body from ``@triton.jit`` on (its own name replaced), that body with every number
+    replaced, and the (dtype, shape) of its fragment's nodes."""
+    jit = _JIT.search(kernel.source)
+    body = kernel.source[jit.start() if jit else 0:].replace(kernel.name, "KERNEL")
+    fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment_nodes()
+                       if n.op != "output" and n.shape is not None)
+    return body, _NUMBER.sub("#", body), fragment
 
 
 def _bare(launch: Launch) -> str:

@@ -1,20 +1,34 @@
 """Match graphs by kind and input shapes, and launches by what they compute.
 
-Launches are matched in three passes over each pair of graphs: one-to-one pairs on strong evidence
-(greedy, best first, nearest in call() order on ties); then a leftover launch whose origins lie within
-a matched launch of the other side joins it as a fusion (many a to one b) or a split (one a to many b);
-then one-to-one pairs on weaker evidence. What is left is added or removed.
+The launches of two matched graphs are aligned in call() order, as a diff of text aligns lines: runs
+of launches with the same source (modulo numbers) on both sides are paired in order (longest runs
+first), so a block added or removed is one run of added or removed launches. Between those runs,
+launches are paired one-to-one where what they compute agrees (the in-order pairing with the most
+evidence in all); a leftover launch whose source nodes (or ATen ops) lie within a paired launch of the
+other side joins it as a fusion (many a to one b) or a split (one a to many b); launches left in the
+same place on both sides, of the same kind and writing the same shapes, are paired as changed. What
+is left is added or removed.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from ..model import Capture, Graph
-from .features import Work, describe, jaccard, within, words
+from .features import Work, jaccard, within, words
 
-STRONG, WEAK = 0.5, 0.25  # confidence needed for a one-to-one match in the first and third pass
+WEAK = 0.25  # confidence needed for a one-to-one match between launches whose source differs
+STRONG = 0.5  # confidence needed to pair launches out of call() order
+SAME_TEXT = 0.9  # confidence of two launches in a run of the same source (modulo numbers) on both sides
+BY_PLACE = 0.3  # confidence of two launches paired by their place in call() alone
+RETURNS = 0.5  # what aligning two launches that both write call()'s outputs adds to their score
+DP_CELLS = 40_000  # pairs scored in one region at most (a larger one is aligned by name first)
+MOVED_CELLS = 400_000  # unpaired launches times the other side's launches beyond which none is paired out of order
+DIFFLIB_CELLS = 1_000_000  # longer sequences are aligned by resynchronising (difflib's time grows with their product)
+RESYNC_RUN, RESYNC_REACH = 3, 2_000  # keys in a row that resynchronise two sequences, and how far to look for them
 # Evidence and its weight in a match's confidence: what a launch came from counts most.
 WEIGHTS = {"source nodes": 3.0, "ATen ops": 2.0, "fragment shapes": 1.0, "buffer shapes": 1.0,
            "kernel-name ops": 1.0}
@@ -29,6 +43,7 @@ class LaunchGroup:
     b: list[int]
     matches: list[tuple[int | None, int | None, str, float]]  # (a index, b index, how, confidence)
     relation: str = ""
+    exact: bool = False  # paired with the same source modulo numbers: nothing else joins it
 
 
 def compare(x: Work, y: Work) -> tuple[float, str]:
@@ -103,38 +118,275 @@ def _with_unmatched(pairs: list, na: int, nb: int) -> list:
             + [(None, j, "no graph of this kind and inputs in a", 0.0) for j in range(nb) if j not in matched_b])
 
 
-def match_launches(ga: Graph, gb: Graph) -> list[LaunchGroup]:
-    """Group the launches of two matched graphs (see the module's docstring)."""
-    wa, wb = describe(ga), describe(gb)
-    candidates = []
-    for x in wa:
-        for y in wb:
-            confidence, how = compare(x, y)
-            if confidence > 0:
-                candidates.append((-confidence, abs(x.position - y.position), x.index, y.index, how))
+def match_launches(wa: list[Work], wb: list[Work]) -> list[LaunchGroup]:
+    """Group the launches of two matched graphs (their :func:`describe`), in reading order (see the
+    module's docstring)."""
+    keys_a, keys_b = [key(x) for x in wa], [key(y) for y in wb]
     groups: list[LaunchGroup] = []
-    owner_a: dict[int, LaunchGroup] = {}
-    owner_b: dict[int, LaunchGroup] = {}
-
-    def add_pairs(pairs):
-        for i, j, how, confidence in pairs:
-            group = LaunchGroup([i], [j], [(i, j, how, confidence)])
-            groups.append(group)
-            owner_a[i], owner_b[j] = group, group
-
-    add_pairs(_greedy(candidates, STRONG))
-    _join(wa, wb, owner_a, owner_b, fused=True)
-    _join(wb, wa, owner_b, owner_a, fused=False)
-    add_pairs(_greedy(candidates, WEAK, owner_a, owner_b))
-    groups += [LaunchGroup([x.index], [], [(x.index, None, "nothing in b computes the same", 0.0)])
-               for x in wa if x.index not in owner_a]
-    groups += [LaunchGroup([], [y.index], [(None, y.index, "nothing in a computes the same", 0.0)])
-               for y in wb if y.index not in owner_b]
+    for tag, i1, i2, j1, j2 in _opcodes(keys_a, keys_b):
+        if tag == "equal":
+            groups += [_pair(x, y, floor=SAME_TEXT) for x, y in zip(wa[i1:i2], wb[j1:j2])]
+        else:
+            groups += _repeated_block(keys_a, keys_b, wa[i1:i2], wb[j1:j2]) or _region(wa[i1:i2], wb[j1:j2])
+    groups = _moved(wa, wb, groups)
     for group in groups:
         group.a.sort()
         group.b.sort()
         group.relation = _relation(group, wa, wb)
     return groups
+
+
+def key(w: Work) -> tuple:
+    """What two launches must share to be aligned as the same work without scoring them: their
+    :func:`shape_key` and source nodes."""
+    return shape_key(w), w.nodes
+
+
+def shape_key(w: Work) -> tuple:
+    """The same work in another place (another layer of a model): kind, source modulo numbers, and for an
+    extern call its text with the sizes and strides it passes."""
+    return w.kind, w.skeleton, w.call
+
+
+def _repeated_block(keys_a: list, keys_b: list, xs: list[Work], ys: list[Work]) -> list[LaunchGroup] | None:
+    """A region where one side has ``n`` more launches, ``n`` of them in a row repeating (at least half of
+    them with the same source) a run of launches of the other graph: a block added or removed, one more
+    layer. That run is added (or removed) as one and the rest aligned by :func:`_region`; of several such
+    runs, the one whose rest aligns best. None where none repeats."""
+    extra = abs(len(ys) - len(xs))
+    if extra < 2 or len(xs) * len(ys) > DP_CELLS:
+        return None
+    longer, other_keys = (ys, keys_a) if len(ys) > len(xs) else (xs, keys_b)
+    other_keys = [k[0] for k in other_keys]
+    best = None
+    for start in range(len(longer) - extra + 1):
+        if repeats([shape_key(w) for w in longer[start:start + extra]], other_keys) is None:
+            continue
+        rest = longer[:start] + longer[start + extra:]
+        a_rest, b_rest = (xs, rest) if longer is ys else (rest, ys)
+        score = sum(_score(x, y) for x, y in zip(a_rest, b_rest))
+        if best is None or score > best[0]:
+            best = (score, start, a_rest, b_rest)
+    if best is None:
+        return None
+    _best, start, a_rest, b_rest = best
+    block = longer[start:start + extra]
+    return _reading_order((_added(block) if longer is ys else _removed(block)) + _region(a_rest, b_rest))
+
+
+def repeats(run: list, keys: list) -> tuple[int, int] | None:
+    """Where in ``keys`` the run of keys ``run`` repeats: (start, launches with the same key) of the place
+    with the most, where that is at least half the run; None elsewhere."""
+    where: dict = {}
+    for k, x in enumerate(keys):
+        where.setdefault(x, []).append(k)
+    hits: Counter = Counter()
+    for k, x in enumerate(run):
+        for p in where.get(x, ()):
+            if 0 <= p - k <= len(keys) - len(run):
+                hits[p - k] += 1
+    if not hits:
+        return None
+    start, count = max(hits.items(), key=lambda kv: (kv[1], kv[0]))
+    return (start, count) if 2 * count >= len(run) else None
+
+
+def _score(x: Work, y: Work) -> float:
+    """How well two launches align: :func:`compare`'s confidence, and more where both write what call()
+    returns (the last layer norm of a model is the last on both sides, however many blocks came before)."""
+    confidence = compare(x, y)[0]
+    return confidence + RETURNS * (x.returns and y.returns) if confidence >= WEAK else 0.0
+
+
+def _added(ys: list[Work]) -> list[LaunchGroup]:
+    return [LaunchGroup([], [y.index], [(None, y.index, "nothing in a computes the same", 0.0)]) for y in ys]
+
+
+def _removed(xs: list[Work]) -> list[LaunchGroup]:
+    return [LaunchGroup([x.index], [], [(x.index, None, "nothing in b computes the same", 0.0)]) for x in xs]
+
+
+def _moved(wa: list[Work], wb: list[Work], groups: list[LaunchGroup]) -> list[LaunchGroup]:
+    """Launches left added or removed by the alignment that match, or whose origins lie within, a launch
+    out of order on the other side (another device or compiler orders call() differently): paired (or fused
+    and split) with it after all, the launches whose names alone say so last; every group then in reading
+    order. Not done where so many are left (two unrelated graphs) that looking costs more than it tells."""
+    paired = [g for g in groups if g.a and g.b]
+    left_a = [wa[g.a[0]] for g in groups if not g.b]
+    left_b = [wb[g.b[0]] for g in groups if not g.a]
+    if not left_a and not left_b or len(left_a) * len(wb) + len(left_b) * len(wa) > MOVED_CELLS:
+        return groups
+    owner_a = {i: g for g in paired for i in g.a}
+    owner_b = {j: g for g in paired for j in g.b}
+    candidates = [(-c, abs(x.position - y.position), x.index, y.index, how)
+                  for x in left_a for y in left_b if (c := compare(x, y)[0]) >= STRONG
+                  for how in [compare(x, y)[1]]]
+    for i, j, how, confidence in _greedy(candidates, STRONG):
+        group = LaunchGroup([i], [j], [(i, j, how, confidence)])
+        paired.append(group)
+        owner_a[i], owner_b[j] = group, group
+    for by_name in (False, True):
+        _join(left_a, wb, owner_a, owner_b, fused=True, by_name=by_name)
+        _join(left_b, wa, owner_b, owner_a, fused=False, by_name=by_name)
+    return _reading_order(paired + _removed([x for x in left_a if x.index not in owner_a])
+                          + _added([y for y in left_b if y.index not in owner_b]))
+
+
+def _opcodes(keys_a: list, keys_b: list) -> list:
+    """Opcodes (as difflib's) between two lists of keys: difflib's (longest common runs first) where the
+    lists are short enough, else :func:`_resync`'s."""
+    ids: dict = {}
+    a, b = ([ids.setdefault(k, len(ids)) for k in keys] for keys in (keys_a, keys_b))
+    if len(a) * len(b) <= DIFFLIB_CELLS:
+        return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return _resync(a, b)
+
+
+def _resync(a: list, b: list) -> list:
+    """Opcodes of a walk along both lists: equal keys are paired; at a difference, the nearest place
+    (fewest keys skipped on both sides, at most RESYNC_REACH each) where RESYNC_RUN keys in a row agree again,
+    or both lists end, closes it. Linear in the lists' length where they mostly agree, however repetitive."""
+    where: dict = {}
+    for j, key in enumerate(b):
+        where.setdefault(key, []).append(j)
+    n, m, i, j, ops = len(a), len(b), 0, 0, []
+
+    def agree(x: int, y: int) -> bool:
+        run = min(RESYNC_RUN, n - x, m - y)
+        return a[x:x + run] == b[y:y + run] and (run == RESYNC_RUN or (x + run, y + run) == (n, m))
+
+    while i < n and j < m:
+        i0, j0 = i, j
+        while i < n and j < m and a[i] == b[j]:
+            i, j = i + 1, j + 1
+        if i > i0:
+            ops.append(("equal", i0, i, j0, j))
+        if i == n or j == m:
+            break
+        best = (n - i) + (m - j), n - i, m - j  # no resynchronising: the rest differs
+        for di in range(min(RESYNC_REACH, n - i)):
+            if di >= best[0]:
+                break
+            spots = where.get(a[i + di], [])
+            for y in spots[bisect_left(spots, j):bisect_left(spots, j + RESYNC_REACH)]:
+                if di + y - j >= best[0]:
+                    break
+                if agree(i + di, y):
+                    best = di + y - j, di, y - j
+                    break
+        _skip, di, dj = best
+        ops.append(("replace" if di and dj else "delete" if di else "insert", i, i + di, j, j + dj))
+        i, j = i + di, j + dj
+    if i < n or j < m:
+        ops.append(("replace" if i < n and j < m else "delete" if i < n else "insert", i, n, j, m))
+    return ops
+
+
+def _pair(x: Work, y: Work, floor: float = 0.0, how: str = "same source modulo numbers") -> LaunchGroup:
+    """A one-to-one group, its evidence from :func:`compare` (``how`` at ``floor`` where that finds less)."""
+    confidence, found = compare(x, y)
+    if confidence < floor:
+        confidence, found = floor, how
+    return LaunchGroup([x.index], [y.index], [(x.index, y.index, found, confidence)], exact=x.skeleton == y.skeleton)
+
+
+def _region(xs: list[Work], ys: list[Work]) -> list[LaunchGroup]:
+    """Launches between two runs of the same source: paired one-to-one where what they compute agrees (in
+    order, the most evidence in all), then fused or split where their origins say so, then paired by place;
+    the rest added or removed."""
+    if xs and ys and len(xs) * len(ys) > DP_CELLS:
+        return _large_region(xs, ys)
+    scores = [[_score(x, y) for y in ys] for x in xs]
+    groups: list[LaunchGroup] = []
+    owner_a: dict[int, LaunchGroup] = {}
+    owner_b: dict[int, LaunchGroup] = {}
+
+    def own(group: LaunchGroup) -> None:
+        groups.append(group)
+        owner_a.update((i, group) for i in group.a)
+        owner_b.update((j, group) for j in group.b)
+
+    pairs = _weighted_lcs(scores)
+    for i, j in pairs:
+        own(_pair(xs[i], ys[j]))
+    _join(xs, ys, owner_a, owner_b, fused=True)
+    _join(ys, xs, owner_b, owner_a, fused=False)
+    for gap_a, gap_b in _gaps(xs, ys, owner_a, owner_b, pairs):
+        if len(gap_a) == len(gap_b) and all(_same_place(x, y) for x, y in zip(gap_a, gap_b)):
+            for x, y in zip(gap_a, gap_b):
+                own(_pair(x, y, floor=BY_PLACE, how="same place in call() + buffer shapes"))
+    groups += _removed([x for x in xs if x.index not in owner_a]) + _added([y for y in ys if y.index not in owner_b])
+    return _reading_order(groups)
+
+
+def _large_region(xs: list[Work], ys: list[Work]) -> list[LaunchGroup]:
+    """A region too large to score every pair: aligned again by the ops the launches' names list, the runs
+    between small enough to score, the rest added or removed."""
+    def loose(w: Work):
+        return w.kind, tuple(sorted(w.words))
+
+    out: list[LaunchGroup] = []
+    for tag, i1, i2, j1, j2 in _opcodes([loose(x) for x in xs], [loose(y) for y in ys]):
+        if tag == "equal":
+            out += [_pair(x, y, floor=BY_PLACE, how="kernel-name ops + order") for x, y in zip(xs[i1:i2], ys[j1:j2])]
+        elif (i2 - i1) * (j2 - j1) <= DP_CELLS:
+            out += _region(xs[i1:i2], ys[j1:j2])
+        else:
+            out += _removed(xs[i1:i2]) + _added(ys[j1:j2])
+    return out
+
+
+def _weighted_lcs(scores: list[list[float]]) -> list[tuple[int, int]]:
+    """The in-order one-to-one pairs (i, j) with the largest sum of ``scores[i][j]`` (0: not a pair)."""
+    n, m = len(scores), len(scores[0]) if scores else 0
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below = best[i], best[i + 1]
+        for j in range(m - 1, -1, -1):
+            row[j] = max(below[j], row[j + 1], below[j + 1] + scores[i][j] if scores[i][j] else 0.0)
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if scores[i][j] and best[i][j] == best[i + 1][j + 1] + scores[i][j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def _gaps(xs, ys, owner_a, owner_b, pairs):
+    """The launches left on each side between consecutive one-to-one pairs (and before the first, after
+    the last)."""
+    bounds = [(-1, -1), *pairs, (len(xs), len(ys))]
+    for (i0, j0), (i1, j1) in zip(bounds, bounds[1:]):
+        yield ([x for x in xs[i0 + 1:i1] if x.index not in owner_a],
+               [y for y in ys[j0 + 1:j1] if y.index not in owner_b])
+
+
+def _same_place(x: Work, y: Work) -> bool:
+    """Two launches in the same place of call() that may be one edited: both generated kernels (or calls of
+    the same extern op), writing buffers of a shape in common."""
+    same_kind = x.kind == y.kind if "extern" not in (x.kind, y.kind) else x.name == y.name
+    return same_kind and bool({b[2] for b in _writes(x)} & {b[2] for b in _writes(y)})
+
+
+def _reading_order(groups: list[LaunchGroup]) -> list[LaunchGroup]:
+    """Groups in b's call() order, each removed group just after the b position of the a launch before it."""
+    where: dict[int, float] = {}
+    for g in groups:
+        if g.a and g.b:
+            for i in g.a:
+                where[i] = min(g.b)
+
+    def key(g):
+        if g.b:
+            return (min(g.b), 0, min(g.a) if g.a else -1)
+        before = [i for i in where if i < g.a[0]]
+        return (where[max(before)] if before else -1, 1, g.a[0])
+
+    return sorted(groups, key=key)
 
 
 def _relation(group: LaunchGroup, wa: list[Work], wb: list[Work]) -> str:
@@ -153,16 +405,19 @@ def _relation(group: LaunchGroup, wa: list[Work], wb: list[Work]) -> str:
     return "same" if same_call else "changed"
 
 
-def _join(mine: list[Work], theirs: list[Work], owner: dict, other_owner: dict, fused: bool) -> None:
+def _join(mine: list[Work], theirs: list[Work], owner: dict, other_owner: dict, fused: bool,
+          by_name: bool = False) -> None:
     """Attach unmatched launches of ``mine`` to a matched launch of ``theirs`` whose origins hold their own
     (a fusion when ``mine`` is side a, a split when it is side b), until none joins. The other side of that
-    group must be that one launch, and the launch must sit next to a member of the group on its own side or
-    write a buffer of the shape that launch writes."""
+    group must be that one launch, not one with the same source as its counterpart, and the launch must sit
+    next to a member of the group on its own side or write a buffer of the shape that launch writes; where
+    only their names say what they hold (allowed with ``by_name``), right next to the launch the group was
+    first paired with."""
     joined = True
     while joined:
         joined = False
         for x in mine:
-            if x.index not in owner and (found := _best_group(x, theirs, other_owner, fused)):
+            if x.index not in owner and (found := _best_group(x, theirs, other_owner, fused, by_name)):
                 evidence, confidence, group, y = found
                 how = f"{evidence} within {y.name} ({'fused' if fused else 'split'})"
                 (group.a if fused else group.b).append(x.index)
@@ -172,16 +427,19 @@ def _join(mine: list[Work], theirs: list[Work], owner: dict, other_owner: dict, 
                 joined = True
 
 
-def _best_group(x: Work, theirs: list[Work], other_owner: dict, fused: bool):
+def _best_group(x: Work, theirs: list[Work], other_owner: dict, fused: bool, by_name: bool):
     best = None
     for y in theirs:
         group = other_owner.get(y.index)
-        if group is None or len(group.b if fused else group.a) != 1:
+        if group is None or group.exact or len(group.b if fused else group.a) != 1:
             continue
-        distance = min(abs(x.index - k) for k in (group.a if fused else group.b))
-        if distance > 2 and not _writes(x) & _writes(y):
-            continue
-        for evidence, held, overlap, confidence in _containment(x, y):
+        mine = group.a if fused else group.b
+        distance = min(abs(x.index - k) for k in mine)
+        first = group.matches[0][0 if fused else 1]  # the launch the group was paired with, before any joined
+        near, shared = distance <= 2, bool(_writes(x) & _writes(y))
+        for evidence, held, overlap, confidence, named in _containment(x, y):
+            if not (by_name and abs(x.index - first) == 1 if named else near or shared):
+                continue
             if best is None or (confidence, held, overlap, -distance) > best[0]:
                 best = ((confidence, held, overlap, -distance), evidence, confidence, group, y)
     return best[1:] if best else None
@@ -192,13 +450,14 @@ def _writes(x: Work) -> set:
 
 
 def _containment(x: Work, y: Work):
-    """(evidence, share of x that y holds, overlap, confidence) on the strongest evidence both launches carry."""
-    for evidence, xs, ys, need, confidence in (("source nodes", x.nodes, y.nodes, 1.0, 0.8),
-                                               ("ATen ops", x.aten, y.aten, 1.0, 0.7),
-                                               ("kernel-name ops", x.words, y.words, 0.5, 0.5)):
-        held = within(xs, ys)
-        if held is None:
-            continue
-        if held >= need:
-            yield evidence, held, jaccard(xs, ys), round(confidence * held, 3)
-        return
+    """(evidence, share of x that y holds, overlap, confidence, by name only) where y holds all of x's
+    source nodes and ATen ops (those of the two that both launches carry); where the two carry neither in
+    common (C++ kernels read from output code), where y's name lists at least half the ops x's name lists."""
+    known = [(name, xs, ys) for name, xs, ys in (("source nodes", x.nodes, y.nodes), ("ATen ops", x.aten, y.aten))
+             if xs and ys]
+    if known:
+        if all(within(xs, ys) == 1.0 for _name, xs, ys in known):
+            overlap = sum(jaccard(xs, ys) for _name, xs, ys in known) / len(known)
+            yield " + ".join(name for name, _xs, _ys in known), 1.0, overlap, 0.8 if len(known) == 2 else 0.7, False
+    elif (held := within(x.words, y.words)) is not None and held >= 0.5:
+        yield "kernel-name ops + buffer shapes", held, jaccard(x.words, y.words), round(0.5 * held, 3), True

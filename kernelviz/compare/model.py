@@ -90,6 +90,7 @@ class GraphMatch:
     how: str
     confidence: float
     measures: list[Measure] = field(default_factory=list)
+    summary: str = ""  # what changed, in words ("11 launches added after launch 21, repeating launches 11-21")
 
 
 @dataclass
@@ -101,6 +102,7 @@ class Headline:
     losses: list[int] = field(default_factory=list)  # group indices, most time lost first
     counts: dict[str, int] = field(default_factory=dict)  # relation -> groups
     notes: list[str] = field(default_factory=list)
+    summary: str = ""  # what changed, in one sentence (the graph pairs' summaries)
 
 
 @dataclass

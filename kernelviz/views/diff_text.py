@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from ..compare.model import Diff, Group, Measure
 from ..model import Capture
+from .html import _NAME_TAIL
 from .text import size
+
+
+def name_parts(name: str) -> tuple[str, str]:
+    """A launch's name as a head that may be clipped and the tail that tells kernels apart (its number, or an
+    extern call's function), as the panel's rows.js ``nameParts`` splits it."""
+    m = _NAME_TAIL.match(name)
+    return (m.group(1), m.group(2)) if m and m.group(1) else (name, "")
 
 
 def value(x, unit: str = "") -> str:
@@ -51,9 +59,10 @@ def side(capture: Capture, label: str) -> str:
 
 
 def names(diff: Diff, group: Group, which: str) -> str:
+    """Every launch of one side of a group, numbered as in its call(), in full (``-`` where it has none)."""
     ga, gb = diff.graph_pair(group)
     graph, indices = (ga, group.a) if which == "a" else (gb, group.b)
-    return " + ".join(graph.launches[i].name for i in indices) if graph is not None and indices else "-"
+    return " + ".join(f"{i} {graph.launches[i].name}" for i in indices) if graph is not None and indices else "-"
 
 
 def group_line(diff: Diff, group: Group) -> str:
@@ -69,6 +78,8 @@ def group_line(diff: Diff, group: Group) -> str:
 def headline_lines(diff: Diff) -> list[str]:
     h = diff.headline
     lines = [f"kernelviz diff: {side(diff.a, diff.labels[0])} → {side(diff.b, diff.labels[1])}"]
+    if h.summary:
+        lines.append(f"  what changed: {h.summary}")
     lines += [f"  {change(m)}" for m in h.measures]
     lines.append("  " + (", ".join(f"{n} {r}" for r, n in h.counts.items() if n) or "no launches on either side"))
     for title, indices in (("biggest wins", h.wins), ("biggest losses", h.losses)):
@@ -91,6 +102,8 @@ def summary(diff: Diff) -> str:
         idb = diff.b.graphs[gm.b].id if gm.b is not None else "-"
         how = f" [{gm.how}, {gm.confidence:.2f}]" if gm.a is not None and gm.b is not None else f" [{gm.how}]"
         lines.append(f"\ngraph {ida} → {idb}{how}")
+        if gm.summary and len(diff.graphs) > 1:
+            lines.append(f"  {gm.summary}")
         lines += [f"  {change(m)}" for m in gm.measures if m.kind == "time" and (m.a is not None or m.b is not None)]
         lines += [f"  {group_line(diff, g)}" for g in diff.groups if g.graph == i]
     return "\n".join(lines)

@@ -4,9 +4,12 @@
 // line opcodes (difflib); this module only lays them out.
 import { h, table } from "./dom.js";
 import { headline } from "./header.js";
+import { nameParts } from "./rows.js";
 import { tokenLines } from "./source.js";
 
 const CONTEXT = 3; // unchanged lines kept around each change, as in kernelviz/views/diff_source.py
+const FOLD = 6; // a run of at least this many unchanged groups is one row until opened (views/diff_html.py)
+const SHOW = 200; // unchanged groups a click on a folded run shows
 
 export const isDiff = (data) => !!data && data.format === "kernelviz-diff";
 
@@ -52,6 +55,31 @@ export function names(diff, group, side) {
   const idx = side === "a" ? group.a : group.b;
   return graph && idx.length ? idx.map((i) => graph.launches[i].kernel_name || graph.launches[i].op).join(" + ") : "-";
 }
+
+/** Every launch of one side of a group, numbered, in full ("-" where it has none). */
+export function fullNames(diff, group, side) {
+  const graph = graphsOf(diff, group)[side === "a" ? 0 : 1];
+  const idx = side === "a" ? group.a : group.b;
+  return graph && idx.length ? idx.map((i) => `${i} ${graph.launches[i].kernel_name || graph.launches[i].op}`).join(" + ") : "-";
+}
+
+/** A launch's name shortened as the launch table shortens it: the head clipped, the tail kept, the full name on hover. */
+function launchName(name) {
+  const [head, tail] = nameParts(name);
+  return h("span", { class: "kv-name", title: name }, h("span", { class: "kv-name-head" }, head), h("span", { class: "kv-name-tail" }, tail));
+}
+
+/** One side of a group in a table cell: each launch's number and shortened name. */
+function sideCell(diff, group, side) {
+  const graph = graphsOf(diff, group)[side === "a" ? 0 : 1];
+  const idx = side === "a" ? group.a : group.b;
+  if (!graph || !idx.length) return h("td", { class: "kv-c-name kv-none" });
+  return h("td", { class: "kv-c-name" }, ...idx.map((i) => h("div", { class: "kv-launch" },
+    h("span", { class: "kv-idx" }, String(i)), launchName(graph.launches[i].kernel_name || graph.launches[i].op))));
+}
+
+/** "source nodes + ATen ops 0.91": how a group was matched (empty where added or removed: the badge says so). */
+export const howText = (g) => (g.a.length && g.b.length ? `${g.how} ${g.confidence.toFixed(2)}` : "");
 
 /** Rows [tag, i, j] of a unified diff ("=", "-", "+", and "…" with i = lines left out). */
 export function unifiedRows(ops, context = CONTEXT) {
@@ -117,8 +145,8 @@ function changeCell(m) {
 function measuresTable(group) {
   const rows = group.measures.filter((m) => m.a !== null || m.b !== null).map((m) =>
     h("tr", { class: m.a !== m.b && ["config", "binary", "device"].includes(m.kind) ? "kv-changed" : "" },
-      h("td", {}, m.name), h("td", { class: "kv-num" }, value(m.a, m.unit)), h("td", { class: "kv-num" }, value(m.b, m.unit)),
-      changeCell(m), h("td", { class: "kv-hint" }, m.note)));
+      h("td", {}, m.name), h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m.a, m.unit)),
+      h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m.b, m.unit)), changeCell(m), h("td", { class: "kv-hint" }, m.note)));
   return rows.length ? table(["measure", "a", "b", "change", ""], rows) : null;
 }
 
@@ -129,7 +157,7 @@ const badge = (relation) => h("span", { class: `kv-badge kv-rel-${relation}` }, 
  * select(key), setLive(), setProgress() }); `select` takes a group index.
  */
 export function renderDiff(el, data, host = {}) {
-  const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified" };
+  const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified", open: new Map() };
   let diff = data;
   const root = h("div", { class: "kv-panel kv-diff" });
   el.replaceChildren(root);
@@ -139,8 +167,8 @@ export function renderDiff(el, data, host = {}) {
   function headlineBox() {
     const hl = diff.headline;
     const item = (k) => h("li", {}, badge(diff.groups[k].relation), " ",
-      h("a", { href: "#", class: "kv-mono", onclick: (e) => { e.preventDefault(); pick(k); } },
-        `${names(diff, diff.groups[k], "a")} → ${names(diff, diff.groups[k], "b")}`), " ",
+      h("a", { href: "#", class: "kv-mono kv-pair", title: `${fullNames(diff, diff.groups[k], "a")} → ${fullNames(diff, diff.groups[k], "b")}`,
+        onclick: (e) => { e.preventDefault(); pick(k); } }, ...inlineNames(diff.groups[k], "a"), " → ", ...inlineNames(diff.groups[k], "b")), " ",
       ...(() => { const c = change(measure(diff.groups[k], "in-graph")); return c ? [h("span", { class: c.cls }, c.text)] : []; })());
     const lists = [["Biggest wins", hl.wins], ["Biggest losses", hl.losses],
       ["Fused and split", diff.groups.map((g, k) => (g.relation === "fused" || g.relation === "split" ? k : -1)).filter((k) => k >= 0)]]
@@ -154,6 +182,13 @@ export function renderDiff(el, data, host = {}) {
       h("div", { class: "kv-facts" }, `Launch groups: ${counts || "none"}`),
       h("div", { class: "kv-meta" }, ...lists),
       hl.notes.length ? h("ul", { class: "kv-warnings" }, ...hl.notes.map((n) => h("li", {}, n))) : null);
+  }
+
+  function inlineNames(g, side) {
+    const graph = graphsOf(diff, g)[side === "a" ? 0 : 1];
+    const idx = side === "a" ? g.a : g.b;
+    if (!graph || !idx.length) return ["-"];
+    return idx.flatMap((i, n) => [...(n ? [" + "] : []), launchName(graph.launches[i].kernel_name || graph.launches[i].op)]);
   }
 
   function graphLabel(k) {
@@ -174,24 +209,73 @@ export function renderDiff(el, data, host = {}) {
     return out;
   }
 
-  function groupRow([g, k]) {
-    const ig = measure(g, "in-graph"), iso = measure(g, "isolated");
+  const hasTime = (groups, name) => groups.some(([g]) => { const m = measure(g, name); return m && (m.a !== null || m.b !== null); });
+
+  function groupRow([g, k], times) {
+    const cells = [h("td", { class: "kv-c-rel" }, badge(g.relation)), sideCell(diff, g, "a"), sideCell(diff, g, "b")];
+    for (const name of times) {
+      const m = measure(g, name), cls = name === "isolated" ? "kv-c-iso" : "kv-c-ig", c = change(m);
+      cells.push(h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.a.length ? value(m && m.a, "ms") : ""),
+        h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.b.length ? value(m && m.b, "ms") : ""),
+        h("td", { class: `kv-num ${cls}-d` + (c ? ` ${c.cls}` : ""), title: c ? c.text : "" }, c ? c.text.split(", ").pop() : ""));
+    }
+    const how = howText(g);
+    cells.push(h("td", { class: "kv-c-how", title: how && `matched by ${how}` }, how));
     return h("tr", { class: "kv-row" + (state.selected === k ? " kv-selected" : ""), "data-group": String(k),
-      onclick: () => { state.selected = k; drawTable(); drawDetail(); } },
-      h("td", {}, badge(g.relation)), h("td", { class: "kv-mono" }, names(diff, g, "a")), h("td", { class: "kv-mono" }, names(diff, g, "b")),
-      h("td", { class: "kv-num" }, value(ig && ig.a, "ms")), h("td", { class: "kv-num" }, value(ig && ig.b, "ms")), changeCell(ig),
-      h("td", { class: "kv-num" }, value(iso && iso.a, "ms")), h("td", { class: "kv-num" }, value(iso && iso.b, "ms")), changeCell(iso),
-      h("td", { class: "kv-how", title: `matched by ${g.how}` }, g.how + (g.a.length && g.b.length ? ` ${g.confidence.toFixed(2)}` : "")));
+      onclick: () => { state.selected = k; drawTable(); drawDetail(); } }, ...cells);
+  }
+
+  /** Runs of at least FOLD unchanged groups as one row ("⋯ 22 launches the same"); a click shows SHOW more of
+   * them (a run of thousands opens a page at a time). */
+  function foldRows(groups, times, ncols) {
+    const rows = [];
+    let k = 0;
+    const same = ([g, key]) => g.relation === "same" && !((diff.view || {}).sources || {})[String(key)];
+    const folding = !state.byChange && !state.relation && !state.filter;
+    while (k < groups.length) {
+      let end = k;
+      while (end < groups.length && same(groups[end])) end++;
+      if (end - k < FOLD || !folding) {
+        end = Math.max(end, k + 1);
+        for (let i = k; i < end; i++) rows.push(groupRow(groups[i], times));
+        k = end;
+        continue;
+      }
+      const key = `${groups[k][0].graph}:${groups[k][0].a[0]}`;
+      const shown = Math.min(state.open.get(key) || 0, end - k);
+      for (let i = k; i < k + shown; i++) rows.push(groupRow(groups[i], times));
+      const rest = end - k - shown;
+      if (rest >= FOLD) {
+        const first = groups[k + shown][0], last = groups[end - 1][0];
+        rows.push(h("tr", { class: "kv-fold-row", onclick: () => { state.open.set(key, shown + SHOW); drawTable(); } },
+          h("td", { colspan: String(ncols), title: rest > SHOW ? `show ${SHOW} more` : "show them" },
+            `⋯ ${rest} launches the same (a ${first.a[0]}-${last.a[last.a.length - 1]}, b ${first.b[0]}-${last.b[last.b.length - 1]})`)));
+      } else {
+        for (let i = k + shown; i < end; i++) rows.push(groupRow(groups[i], times));
+      }
+      k = end;
+    }
+    return rows;
   }
 
   function drawTable() {
-    const head = ["", "a", "b", "in-graph ms a", "b", "change", "isolated ms a", "b", "change", "matched by, confidence"];
+    const groups = visibleGroups();
+    const inGraph = diff.groups.map((g, k) => [g, k]).filter(([g]) => g.graph === state.graph);
+    const times = ["in-graph", "isolated"].filter((name) => hasTime(inGraph, name));
+    const cols = [["kv-c-rel", ""], ["kv-c-name", "# a"], ["kv-c-name", "# b"]];
+    for (const name of times) {
+      const cls = name === "isolated" ? "kv-c-iso" : "kv-c-ig";
+      cols.push([`kv-c-t ${cls}`, `${name} ms a`], [`kv-c-t ${cls}`, "b"], [`kv-c-d ${cls}-d`, "change"]);
+    }
+    cols.push(["kv-c-how", "matched by"]);
+    const sortable = times.includes("in-graph") ? 5 : -1;
     const tableEl = root.querySelector(".kv-table");
-    tableEl.tHead.replaceChildren(h("tr", {}, ...head.map((label, i) => h("th", {
-      class: i === 5 ? "kv-sortable" + (state.byChange ? " kv-asc" : "") : "",
-      title: i === 5 ? "sort by the change of in-graph time (biggest win first)" : "",
-      onclick: i === 5 ? () => { state.byChange = !state.byChange; drawTable(); } : null }, label))));
-    tableEl.tBodies[0].replaceChildren(...visibleGroups().map(groupRow));
+    tableEl.replaceChildren(h("colgroup", {}, ...cols.map(([cls]) => h("col", { class: cls }))),
+      h("thead", {}, h("tr", {}, ...cols.map(([cls, label], i) => h("th", {
+        class: cls + (i === sortable ? " kv-sortable" + (state.byChange ? " kv-asc" : "") : ""),
+        title: i === sortable ? "sort by the change of in-graph time (biggest win first)" : "",
+        onclick: i === sortable ? () => { state.byChange = !state.byChange; drawTable(); } : null }, label)))),
+      h("tbody", {}, ...foldRows(groups, times, cols.length)));
   }
 
   function drawDetail() {
@@ -202,13 +286,13 @@ export function renderDiff(el, data, host = {}) {
     const src = ((diff.view || {}).sources || {})[String(state.selected)];
     const layout = h("select", { class: "kv-layout", onchange: (e) => { state.layout = e.target.value; drawDetail(); } },
       ...["unified", "side by side"].map((v) => { const o = h("option", { value: v }, v); if (v === state.layout) o.selected = true; return o; }));
-    box.replaceChildren(
-      h("div", { class: "kv-detail-title" }, badge(g.relation), " ", names(diff, g, "a"), " → ", names(diff, g, "b")),
+    box.replaceChildren(...[
+      h("div", { class: "kv-detail-title" }, badge(g.relation), " ", fullNames(diff, g, "a"), " → ", fullNames(diff, g, "b")),
       h("ul", { class: "kv-facts" }, ...matches.map((m) => h("li", {}, `${m.a || "-"} → ${m.b || "-"}: ${m.how}` +
         (m.a && m.b ? ` (confidence ${m.confidence.toFixed(2)})` : "")))),
       measuresTable(g),
       src ? h("div", { class: "kv-toolbar" }, h("b", {}, "Source"), layout) : null,
-      src ? sourceDiff(src, state.layout) : h("div", { class: "kv-hint" }, "Same source on both sides (apart from the kernel's name)."));
+      src ? sourceDiff(src, state.layout) : h("div", { class: "kv-hint" }, "Same source on both sides (apart from the kernel's name).")].filter(Boolean));
   }
 
   function draw() {
@@ -219,12 +303,15 @@ export function renderDiff(el, data, host = {}) {
       h("option", { value: "" }, "all changes"), ...relations.map((r) => { const o = h("option", { value: r }, r); if (r === state.relation) o.selected = true; return o; }));
     const filter = h("input", { class: "kv-filter", type: "search", placeholder: "filter by launch name", value: state.filter,
       oninput: (e) => { state.filter = e.target.value; drawTable(); } });
+    const story = (diff.headline || {}).summary;
     root.replaceChildren(
-      h("div", { class: "kv-header" }, h("b", {}, "kernelviz diff"), " · a: ", diff.labels[0], ` (${headline(diff.a)})`,
-        " → b: ", diff.labels[1], ` (${headline(diff.b)})`),
+      h("div", { class: "kv-header" }, h("b", {}, "kernelviz diff"),
+        h("div", { class: "kv-side" }, "a: ", diff.labels[0], ` (${headline(diff.a)})`),
+        h("div", { class: "kv-side" }, "b: ", diff.labels[1], ` (${headline(diff.b)})`),
+        story ? h("div", { class: "kv-story" }, h("b", {}, "What changed: "), story) : null),
       headlineBox(),
       h("div", { class: "kv-toolbar" }, diff.graphs.length ? graphSelect : h("span", { class: "kv-hint" }, "No graphs."), filter, relationSelect),
-      h("div", { class: "kv-table-wrap" }, h("table", { class: "kv-table" }, h("thead"), h("tbody"))),
+      h("div", { class: "kv-table-wrap" }, h("table", { class: "kv-table kv-groups" })),
       h("div", { class: "kv-detail" }));
     drawTable();
     drawDetail();

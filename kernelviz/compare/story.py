@@ -1,0 +1,98 @@
+"""What changed, in words: one sentence per graph pair ("11 launches added after launch 21, repeating
+launches 11-21; 1 changed (launch 22)") and one for the whole diff. Launch numbers are those of side a's
+call() (its table's "#"), except where a launch exists only in b."""
+
+from __future__ import annotations
+
+from ..model import Graph
+from .features import Work
+from .match import repeats, shape_key
+from .model import Group
+
+NAMED = 2  # changes listed by name up to this many; beyond, by launch number
+SPANS = 8  # runs of launch numbers listed in a sentence at most
+
+
+def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: list[Work]) -> str:
+    """The groups of one graph pair (in reading order) as a sentence; ``wa`` and ``wb`` are the graphs'
+    :func:`describe`."""
+    keys_a = [shape_key(w) for w in wa]
+    keys_b = [shape_key(w) for w in wb]
+    parts: list[str] = []
+    before = None  # the last a launch seen, in reading order
+    k = 0
+    while k < len(groups):
+        run = [groups[k]]
+        if run[0].relation in ("added", "removed"):
+            while k + 1 < len(groups) and groups[k + 1].relation == run[0].relation:
+                k += 1
+                run.append(groups[k])
+            parts.append(_run(run[0].relation, run, before, ga, gb, keys_a, keys_b))
+        elif run[0].relation in ("fused", "split"):
+            g = run[0]
+            parts.append(f"{_numbers(g.a)} fused into one ({_name(gb, g.b[0])})" if g.relation == "fused"
+                         else f"launch {g.a[0]} ({_name(ga, g.a[0])}) split into {len(g.b)}")
+        before = max([i for g in run for i in g.a], default=before)
+        k += 1
+    changed = [g for g in groups if g.relation == "changed"]
+    if changed:
+        where = "; ".join(f"launch {g.a[0]}: {_name(ga, g.a[0])} → {_name(gb, g.b[0])}" for g in changed) \
+            if len(changed) <= NAMED else _numbers([g.a[0] for g in changed])
+        parts.append(f"{_count(len(changed))} changed ({where})")
+    return "; ".join(parts) or "no launch changed"
+
+
+def unpaired_story(ga: Graph | None, gb: Graph | None) -> str:
+    """A graph without a counterpart: ``3 launches removed (the graph has no counterpart in b)``."""
+    graph, relation, other = (ga, "removed", "b") if ga is not None else (gb, "added", "a")
+    return f"{_count(len(graph.launches))} {relation} (the graph has no counterpart in {other})"
+
+
+def diff_story(stories: list[tuple[str, str]]) -> str:
+    """The sentence of a whole diff from (graph pair's name, its sentence), naming graphs where several
+    changed."""
+    changed = [(name, text) for name, text in stories if text != "no launch changed"]
+    if not changed:
+        return "no launch changed"
+    if len(stories) == 1:
+        return changed[0][1]
+    return "; ".join(f"{name}: {text}" for name, text in changed)
+
+
+def _run(relation, run, before, ga, gb, keys_a, keys_b) -> str:
+    """A run of added (or removed) launches: how many, where, and which launches of a it repeats."""
+    if relation == "added":
+        indices = [j for g in run for j in g.b]
+        where = f"after launch {before}" if before is not None else "before launch 0"
+        if len(indices) == 1:
+            where += f" ({_name(gb, indices[0])})"
+        found = repeats([keys_b[j] for j in indices], keys_a)
+    else:
+        indices = [i for g in run for i in g.a]
+        where = f"({_numbers(indices)}" + (f": {_name(ga, indices[0])})" if len(indices) == 1 else ")")
+        others = [None if i in set(indices) else x for i, x in enumerate(keys_a)]
+        found = repeats([keys_a[i] for i in indices], others)
+    text = f"{_count(len(indices))} {relation} {where}"
+    if found and len(indices) > 1:
+        text += f", repeating launches {found[0]}-{found[0] + len(indices) - 1}"
+    return text
+
+
+def _name(graph: Graph, index: int) -> str:
+    return graph.launches[index].name
+
+
+def _count(n: int) -> str:
+    return f"{n} launch{'es' * (n != 1)}"
+
+
+def _numbers(indices: list[int]) -> str:
+    """``launches 8-10, 19-21`` (``launch 3`` for one)."""
+    indices = sorted(indices)
+    spans, start = [], indices[0]
+    for prev, cur in zip(indices, indices[1:] + [None]):
+        if cur != prev + 1:
+            spans.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = cur
+    listed = ", ".join(spans[:SPANS]) + (f", … ({len(spans)} runs in all)" if len(spans) > SPANS else "")
+    return f"launch{'es' * (len(indices) != 1)} {listed}"
