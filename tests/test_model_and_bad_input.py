@@ -25,10 +25,12 @@ def test_json_round_trip_is_lossless_on_every_fixture():
     assert triton.fragment[0].startswith("%") and triton.fragment_nodes()[0].shape
 
 
-@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*/*.json")), ids=lambda p: f"{p.parent.name}/{p.name}")
+OLD_SCHEMA_FILES = [p for p in sorted(FIXTURES.glob("*/*.json")) if json.loads(p.read_text())["schema_version"] < 3]
+
+
+@pytest.mark.parametrize("path", OLD_SCHEMA_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_older_schemas_load_their_fragment_nodes_as_lines_that_read_back_the_same(path):
-    data = json.loads(path.read_text())
-    assert data["schema_version"] < 3  # files that kernelviz 0.1 wrote, fragment nodes and all
+    data = json.loads(path.read_text())  # files that kernelviz 0.1 wrote, fragment nodes and all
     capture = Capture.from_json(path.read_text())
     stored = [[FragmentNode(**node) for node in k["fragment"]] for g in data["graphs"] for k in g["kernels"]]
     assert sum(map(len, stored)) > 10
