@@ -15,6 +15,11 @@ def launch_kind(graph: Graph, launch: Launch) -> str:
     return next((k.kind for k in graph.kernels if k.name == launch.kernel_name), "kernel")
 
 
+def plural(n: int, word: str) -> str:
+    """``1 launch``, ``2 launches``, ``3 graphs``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith(("s", "sh", "ch", "x")) else f"{n} {word}s"
+
+
 def size(nbytes: int | None) -> str:
     """Bytes for people: ``33.8 KB``."""
     if nbytes is None:

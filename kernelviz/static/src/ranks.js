@@ -5,6 +5,7 @@
 // outlier ranks). Python computes every figure (kernelviz/ranks); this module only lays them out.
 import { h, table } from "./dom.js";
 import { fmtMs, plural } from "./format.js";
+import { nameLabel } from "./names.js";
 
 const PARTS = [["compute", "compute_ms"], ["overlap", "overlap_ms"], ["comm", "comm_ms"], ["idle", "idle_ms"]];
 const PERCENTILES = ["p0", "p50", "p90", "p99", "p100"];
@@ -78,7 +79,7 @@ function launchesView(ranks, graphId, selected) {
     ...(ranks.summarised ? ["p0", "p50", "p90", "p99", "max"] : order.map((r) => `rank ${r}`)), "spread", "straggler",
     ...(ranks.summarised ? ["outlier ranks (ms)"] : [])];
   const rows = launches.map((l) => h("tr", { class: l.index === selected ? "kv-selected" : "" },
-    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, l.name), h("td", {}, l.collective || ""),
+    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, nameLabel(l.name)), h("td", {}, l.collective || ""),
     ...(ranks.summarised
       ? PERCENTILES.map((p) => h("td", { class: "kv-num" }, fmtMs(l.stats[p])))
       : l.ms.map((ms, i) => h("td", { class: "kv-num" + (order[i] === l.straggler ? " kv-straggler" : "") }, fmtMs(ms)))),

@@ -1,0 +1,92 @@
+// Launch names for people: what a launch computes in the room a column has. The twin of
+// kernelviz/views/names.py (same labels; tests/test_names_browser.py checks): Inductor's name is a prefix,
+// the ATen ops its nodes came from (split with the launch's original_aten and a few multi-word names) and a
+// counter; the ops are joined by " · " and, while they do not fit, abbreviated, rid of view-like ops, then
+// cut with "…"; the counter always stays. An extern call shows its op.
+
+export const SEP = " · ";
+const PREFIX = /^(?:triton|cpp)_(?:[a-z]{3}_)?fused_/;
+const COUNTER = /_\d+$/;
+const KNOWN = ["prepare_softmax_online", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+  "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional", "native_batch_norm",
+  "native_batch_norm_backward", "native_layer_norm", "native_layer_norm_backward", "native_group_norm",
+  "native_group_norm_backward", "_log_softmax", "_log_softmax_backward_data", "_softmax",
+  "_softmax_backward_data", "nll_loss_forward", "nll_loss_backward", "threshold_backward", "scalar_tensor",
+  "index_put", "new_zeros", "new_ones", "new_empty", "_to_copy", "zeros_like", "ones_like", "full_like",
+  "flex_attention", "flex_attention_backward", "native_dropout", "gelu_backward", "silu_backward",
+  "sigmoid_backward", "tanh_backward", "embedding_dense_backward", "avg_pool2d", "adaptive_avg_pool2d",
+  "constant_pad_nd", "_unsafe_view", "var_mean", "convolution_backward", "index_select", "scatter_add"];
+const LAYOUT = new Set(["view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "unsqueeze",
+  "squeeze", "slice", "select", "clone", "_to_copy", "alias", "as_strided", "contiguous"]);
+const ABBREV = [[/^_+/, ""], [/^native_/, ""], [/_legit(_no_training|_functional)?/, ""], [/_with_indices/, ""],
+  [/_backward(_data)?/, "_bwd"], [/_forward$/, ""], [/^scaled_dot_product_/, "sdpa_"],
+  [/^prepare_softmax_online$/, "softmax_online"]];
+
+/** aten._log_softmax.default -> _log_softmax; extern_kernels.mm -> mm. */
+export function atenOp(qualified) {
+  let parts = qualified.split(".");
+  const last = parts[parts.length - 1];
+  if (parts.length >= 3 && (last === "default" || last === "out" || /^[A-Z]/.test(last))) parts = parts.slice(0, -1);
+  return parts[parts.length - 1];
+}
+
+/** [ops, tail]: the ops a launch's name lists and its counter suffix ("_3", or ""). */
+export function splitName(name, aten = [], generated = !name.includes(".")) {
+  if (!generated) return [[atenOp(name)], ""];
+  const m = COUNTER.exec(name);
+  const tail = m ? m[0] : "";
+  const body = name.slice(0, name.length - tail.length);
+  const p = PREFIX.exec(body);
+  if (!p || body.length === p[0].length) return [[body], tail];
+  const stem = body.slice(p[0].length);
+  const vocab = [...new Set([...aten.map(atenOp), ...KNOWN])].sort((a, b) => b.length - a.length);
+  const ops = [];
+  let i = 0;
+  while (i < stem.length) {
+    let op = vocab.find((v) => stem.startsWith(v, i) && (i + v.length === stem.length || stem[i + v.length] === "_"));
+    if (op === undefined) {
+      const end = stem.indexOf("_", stem[i] === "_" ? i + 1 : i);
+      op = end < 0 ? stem.slice(i) : stem.slice(i, end);
+    }
+    ops.push(op);
+    i += op.length + 1;
+  }
+  return [ops, tail];
+}
+
+const abbrev = (op) => ABBREV.reduce((s, [re, repl]) => s.replace(re, repl), op) || op;
+const dedupe = (ops) => [...new Set(ops)];
+
+/** [head, tail]: the label of a launch in `budget` characters (the tail, the counter, is kept whole). */
+export function shortName(name, aten = [], budget = 40, generated = !name.includes(".")) {
+  const [ops, tail] = splitName(name, aten, generated);
+  const room = Math.max(1, budget - (tail ? tail.length + 1 : 0)); // the tail and the space before it
+  const short = dedupe(ops.map(abbrev));
+  let computing = dedupe(ops.filter((op) => !LAYOUT.has(op)).map(abbrev));
+  if (!computing.length) computing = short;
+  for (const candidate of [ops, short, computing]) {
+    const text = candidate.join(SEP);
+    if (text.length <= room) return [text, tail];
+  }
+  const kept = [];
+  for (const op of computing) {
+    if ([...kept, op].join(SEP).length + 2 > room) break;
+    kept.push(op);
+  }
+  if (kept.length) return [kept.join(SEP) + " …", tail];
+  return [computing[0].slice(0, Math.max(0, room - 1)) + "…", tail];
+}
+
+/** shortName as one string: "batch_norm · add · relu _3". */
+export function nameLabel(name, aten = [], budget = 40, generated = !name.includes(".")) {
+  const [head, tail] = shortName(name, aten, budget, generated);
+  return tail ? `${head} ${tail}` : head;
+}
+
+/** A path shortened from the left to `budget` characters, its end (file name, line) kept: "…/pkg/mod.py:3". */
+export function shortPath(path, budget = 40) {
+  if (path.length <= budget) return path;
+  const cut = path.slice(path.length - budget + 1);
+  const slash = cut.indexOf("/");
+  return "…" + (slash >= 0 && slash < cut.length - 8 ? cut.slice(slash) : cut);
+}

@@ -1,0 +1,115 @@
+"""Launch names for people: what a launch computes in the room a view has (the panel's twin is
+``static/src/names.js``; both must give the same labels, ``tests/test_names_browser.py`` checks).
+
+Inductor names a generated kernel ``triton_poi_fused__native_batch_norm_legit_no_training_add_relu_3``: a
+prefix, the ATen ops its nodes came from (sorted, joined by ``_``) and a counter that tells the kernels of a
+module apart. The ops are split with the launch's own ``original_aten`` (and a few multi-word names), shown
+joined by `` · `` and, while they do not fit, abbreviated, rid of view-like ops, then cut with ``…``; the
+counter always stays. An extern call shows its op (``extern_kernels.convolution`` → ``convolution``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+SEP = " · "
+_PREFIX = re.compile(r"^(?:triton|cpp)_(?:[a-z]{3}_)?fused_")
+_COUNTER = re.compile(r"_\d+$")
+# ops of more than one word that may be in a name without being in the launch's original_aten
+_KNOWN = ("prepare_softmax_online", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+          "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional", "native_batch_norm",
+          "native_batch_norm_backward", "native_layer_norm", "native_layer_norm_backward", "native_group_norm",
+          "native_group_norm_backward", "_log_softmax", "_log_softmax_backward_data", "_softmax",
+          "_softmax_backward_data", "nll_loss_forward", "nll_loss_backward", "threshold_backward", "scalar_tensor",
+          "index_put", "new_zeros", "new_ones", "new_empty", "_to_copy", "zeros_like", "ones_like", "full_like",
+          "flex_attention", "flex_attention_backward", "native_dropout", "gelu_backward", "silu_backward",
+          "sigmoid_backward", "tanh_backward", "embedding_dense_backward", "avg_pool2d", "adaptive_avg_pool2d",
+          "constant_pad_nd", "_unsafe_view", "var_mean", "convolution_backward", "index_select", "scatter_add")
+# ops that only view or move data: the first left out when a name does not fit
+_LAYOUT = frozenset(("view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "unsqueeze",
+                     "squeeze", "slice", "select", "clone", "_to_copy", "alias", "as_strided", "contiguous"))
+_ABBREV = ((re.compile(r"^_+"), ""), (re.compile(r"^native_"), ""), (re.compile(r"_legit(_no_training|_functional)?"), ""),
+           (re.compile(r"_with_indices"), ""), (re.compile(r"_backward(_data)?"), "_bwd"), (re.compile(r"_forward$"), ""),
+           (re.compile(r"^scaled_dot_product_"), "sdpa_"), (re.compile(r"^prepare_softmax_online$"), "softmax_online"))
+
+
+def aten_op(qualified: str) -> str:
+    """``aten._log_softmax.default`` → ``_log_softmax``; ``extern_kernels.mm`` → ``mm``."""
+    parts = qualified.split(".")
+    if len(parts) >= 3 and (parts[-1] in ("default", "out") or parts[-1][:1].isupper()):
+        parts = parts[:-1]
+    return parts[-1]
+
+
+def split_name(name: str, aten: Iterable[str] = (), *, generated: bool | None = None) -> tuple[list[str], str]:
+    """The ops a launch's name lists and its counter suffix (``_3``, or ``""``). ``generated``: whether it is a
+    generated kernel's (not an extern call's); by default, whether the name has no dot."""
+    if generated is None:
+        generated = "." not in name
+    if not generated:
+        return [aten_op(name)], ""
+    m = _COUNTER.search(name)
+    tail = m.group(0) if m else ""
+    body = name[: len(name) - len(tail)]
+    p = _PREFIX.match(body)
+    if not p or len(body) == p.end():
+        return [body], tail
+    stem = body[p.end():]
+    vocab = sorted({aten_op(a) for a in aten} | set(_KNOWN), key=len, reverse=True)
+    ops, i = [], 0
+    while i < len(stem):
+        op = next((v for v in vocab if stem.startswith(v, i) and (i + len(v) == len(stem) or stem[i + len(v)] == "_")),
+                  None)
+        if op is None:
+            end = stem.find("_", i + 1 if stem[i] == "_" else i)
+            op = stem[i:] if end < 0 else stem[i:end]
+        ops.append(op)
+        i += len(op) + 1
+    return ops, tail
+
+
+def _abbrev(op: str) -> str:
+    for pattern, repl in _ABBREV:
+        op = pattern.sub(repl, op)
+    return op
+
+
+def _dedupe(ops: list[str]) -> list[str]:
+    return list(dict.fromkeys(ops))
+
+
+def short_name(name: str, aten: Iterable[str] = (), budget: int = 40, *,
+               generated: bool | None = None) -> tuple[str, str]:
+    """(head, tail): the label of a launch in ``budget`` characters (the tail, the counter, is kept whole)."""
+    ops, tail = split_name(name, aten, generated=generated)
+    room = max(1, budget - (len(tail) + 1 if tail else 0))  # the tail and the space before it
+    short = _dedupe([_abbrev(op) or op for op in ops])
+    computing = _dedupe([_abbrev(op) or op for op in ops if op not in _LAYOUT]) or short
+    for candidate in (ops, short, computing):
+        text = SEP.join(candidate)
+        if len(text) <= room:
+            return text, tail
+    kept = []
+    for op in computing:
+        if len(SEP.join(kept + [op])) + 2 > room:
+            break
+        kept.append(op)
+    if kept:
+        return SEP.join(kept) + " …", tail
+    return computing[0][: max(0, room - 1)] + "…", tail
+
+
+def label(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None) -> str:
+    """``short_name`` as one string: ``batch_norm · add · relu _3``."""
+    head, tail = short_name(name, aten, budget, generated=generated)
+    return f"{head} {tail}" if tail else head
+
+
+def short_path(path: str, budget: int = 40) -> str:
+    """A path shortened from the left to ``budget`` characters, its end (file name, line) kept: ``…/pkg/mod.py:3``."""
+    if len(path) <= budget:
+        return path
+    cut = path[len(path) - budget + 1:]
+    slash = cut.find("/")
+    return "…" + (cut[slash:] if 0 <= slash < len(cut) - 8 else cut)

@@ -1,0 +1,221 @@
+"""The panel at output widths from 480 to 1,100 px, in JupyterLab's Light and Dark themes (their own CSS
+variables), in plain Chromium: nothing scrolls sideways, every column in view shows its whole text, names
+tell launches apart, the Compiled tab wraps its stages and hides line information; and the launch names of
+names.js are names.py's (the twins agree).
+
+One page per capture; widths and themes change in place (the panel fits again on a resize), so a case costs
+about a tenth of a second. ``KV_SHOTS=dir`` also writes screenshots at 568 px."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import kernelviz
+from browser import chromium_page, needs_browser, panel_site, serve
+from conftest import FIXTURES, fill_timings
+from kernelviz.views.names import label, short_path
+from kernelviz.views.payload import payload
+
+WIDTHS = (480, 568, 800, 1100)
+THEMES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "themes" / "@jupyterlab"
+SHOTS = os.environ.get("KV_SHOTS")
+
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><link id="theme" rel="stylesheet" href="light.css">
+<link rel="stylesheet" href="panel.css"><style>body { margin: 0; background: var(--jp-layout-color0, #fff); }</style>
+</head><body><div id="app" style="width: 1100px"></div><script type="module">
+import { decodePayload, renderCapture, nameLabel } from "./panel.js";
+const data = await decodePayload(await (await fetch("data.json")).json());
+window.view = renderCapture(document.getElementById("app"), data);
+window.nameLabel = nameLabel;
+</script></body></html>"""
+
+# What must hold at any width, in the page: a list of what is wrong (empty when all is well).
+CHECK = """() => {
+  const panel = document.querySelector(".kv-panel"), right = panel.getBoundingClientRect().right + 0.5;
+  const bad = [];
+  if (document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth) bad.push("the page scrolls sideways");
+  for (const el of panel.querySelectorAll("*")) {
+    if (!el.offsetParent || el.closest(".kv-columns-list")) continue;
+    if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== "hidden" && el.clientWidth)
+      bad.push(`scrolls sideways: ${el.className || el.tagName} ${el.scrollWidth} > ${el.clientWidth}`);
+    const r = el.getBoundingClientRect();
+    if (r.width && r.right > right && !el.closest("svg")) bad.push(`past the panel: ${el.className || el.tagName} ${r.right} > ${right}`);
+  }
+  for (const cell of panel.querySelectorAll(".kv-table .kv-row td, .kv-table th")) {
+    const inner = cell.querySelector(".kv-name-head") || cell;
+    if (inner.scrollWidth > inner.clientWidth + 1) bad.push(`cut: "${cell.textContent}" ${inner.scrollWidth} > ${inner.clientWidth}`);
+  }
+  const seen = new Map();
+  for (const row of panel.querySelectorAll(".kv-table .kv-row")) {
+    const cell = row.cells[1], text = cell.textContent, full = cell.title;
+    if (seen.has(text) && seen.get(text) !== full) bad.push(`two names read "${text}": ${seen.get(text)} and ${full}`);
+    seen.set(text, full);
+  }
+  for (const pane of panel.querySelectorAll(".kv-source")) {
+    const bar = pane.querySelector(".kv-source-bar"), first = pane.querySelector(".kv-line");
+    if (bar && first && pane.scrollTop === 0 && bar.getBoundingClientRect().bottom > first.getBoundingClientRect().top + 0.5)
+      bad.push("a pane's bar covers its first line");
+  }
+  return bad;
+}"""
+
+
+def _theme_css(site: Path) -> None:
+    for theme in ("light", "dark"):
+        css = THEMES / f"theme-{theme}-extension" / "index.css"
+        (site / f"{theme}.css").write_text(css.read_text() if css.exists() else "")
+
+
+def _page(page, url: str) -> None:
+    page.goto(f"{url}/widths.html")
+    page.wait_for_selector(".kv-row")
+
+
+def _look(page, width: int, theme: str) -> list[str]:
+    page.evaluate("([w, t]) => { document.getElementById('app').style.width = w + 'px';"
+                  " document.getElementById('theme').href = t + '.css'; }", [width, theme])
+    page.wait_for_timeout(60)  # the resize observer fits the table again
+    return page.evaluate(CHECK)
+
+
+def _shot(page, name: str, selector: str = ".kv-panel") -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.locator(selector).first.screenshot(path=str(Path(SHOTS) / name))
+
+
+def _site(tmp_path: Path, cap) -> Path:
+    site = panel_site(tmp_path, json.dumps(payload(cap)))
+    (site / "widths.html").write_text(PAGE)
+    _theme_css(site)
+    return site
+
+
+CAPTURES = {
+    "resnet18": lambda: fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py")),
+    "gpt2_train_step": lambda: fill_timings(kernelviz.Capture(graphs=[
+        kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / f"train_step_{i}.py").graphs[0] for i in (0, 1)])),
+    "convnext_cpu": lambda: fill_timings(kernelviz.load(FIXTURES / "cpu-torch2.13" / "convnext_0.py"), peaks=False),
+}
+
+
+@needs_browser
+@pytest.mark.parametrize("name", list(CAPTURES))
+def test_table_and_detail_fit_every_width_in_both_themes(tmp_path, name):
+    cap = CAPTURES[name]()
+    with serve(_site(tmp_path, cap)) as url, chromium_page() as page:
+        _page(page, url)
+        for graph in range(len(cap.graphs)):
+            if len(cap.graphs) > 1:
+                page.select_option(".kv-graph", str(graph))
+            for width in WIDTHS:
+                for theme in ("light", "dark"):
+                    assert _look(page, width, theme) == [], (name, graph, width, theme)
+                shown = [c.strip(" ▲▼") for c in page.locator(".kv-table th").all_inner_texts()]
+                assert shown[:2] == ["#", "launch"] and "in-graph ms" in shown, (width, shown)
+                page.locator(".kv-columns summary").click()
+                dropped = page.locator(".kv-columns-list .kv-dropped").all_inner_texts()
+                page.locator(".kv-columns summary").click()
+                assert len(shown) + len(dropped) == 9, (width, shown, dropped)  # the chooser names what is left out
+                assert all("no room at this width" in d for d in dropped)
+                if width == 1100:
+                    assert dropped == [], shown
+            page.locator(".kv-row").filter(has_text="_").first.click()  # a generated kernel's row
+            for width in WIDTHS:
+                for theme in ("light", "dark"):
+                    assert _look(page, width, theme) == [], ("detail", name, width, theme)
+                    if width == 568:
+                        _shot(page, f"{name}_table_detail_{theme}.png")
+            page.locator(".kv-tab", has_text="Wrapper").click()
+            for width in WIDTHS:
+                assert _look(page, width, "light") == [], ("wrapper", name, width)
+            page.locator(".kv-tab", has_text="Kernel").click()
+        if cap.peaks is None:  # the roofline says its ceilings are not known: then no % of a roof anywhere
+            assert "not known" in page.locator(".kv-roofline").inner_text()
+            assert page.locator(".kv-table th", has_text="% roof").count() == 0 or all(
+                not t.strip() for t in page.locator(".kv-row td:nth-child(8)").all_inner_texts())
+        assert page.errors == []
+
+
+def _deep_capture():
+    cap = kernelviz.Capture.from_json((FIXTURES / "deep" / "h100_capture.json").read_text())
+    cap.graphs.append(kernelviz.Graph(id="cpp_wrapper", kind="inference", device="cuda",
+                                      code=(FIXTURES / "deep" / "cpp_wrapper_0.code").read_text()))
+    return cap
+
+
+@needs_browser
+def test_compiled_tab_wraps_stages_hides_line_info_and_hip_tab_fits(tmp_path):
+    cap = _deep_capture()
+    with serve(_site(tmp_path, cap)) as url, chromium_page() as page:
+        _page(page, url)
+        page.select_option(".kv-graph", "1")
+        page.locator(".kv-row").first.click()
+        page.locator(".kv-tab", has_text="Compiled").click()
+        page.wait_for_selector(".kv-stage")
+        page.locator(".kv-stage-tab", has_text="SASS").click()
+        stage = page.locator(".kv-stage")
+        info = stage.locator(".kv-line.kv-lineinfo")
+        assert info.count() > 20 and all(not el.is_visible() for el in info.all()[:5])  # `//## File` markers hidden
+        assert "//## File" not in stage.inner_text()
+        for width in WIDTHS:
+            for theme in ("light", "dark"):
+                assert _look(page, width, theme) == [], ("compiled", width, theme)
+                if width == 568:
+                    _shot(page, f"compiled_{theme}.png")
+            panes = page.evaluate("() => [...document.querySelectorAll('.kv-split > .kv-source')]"
+                                  ".map((p) => Math.round(p.getBoundingClientRect().left))")
+            assert (panes[0] == panes[1]) == (width < 900), (width, panes)  # stacked below 900 px, else side by side
+        # a source line lights its SASS lines, and the first shown of them is scrolled into the stage pane
+        store = next(i + 1 for i, t in enumerate(cap.graphs[1].kernels[0].source.splitlines()) if "tl.store(" in t)
+        page.locator(".kv-compiled-source .kv-line").nth(store - 1).click()
+        assert stage.evaluate("p => { const l = [...p.querySelectorAll('.kv-lit')].find((l) => l.offsetParent);"
+                              " return l && l.offsetTop >= p.scrollTop && l.offsetTop < p.scrollTop + p.clientHeight; }")
+        page.locator(".kv-lineinfo-toggle input").check()
+        assert info.first.is_visible() and "//## File" in stage.inner_text()
+        assert _look(page, 480, "light") == []
+        page.select_option(".kv-graph", "2")
+        page.locator(".kv-tab", has_text="HIP").click()
+        page.wait_for_selector(".kv-hip-part")
+        for width in WIDTHS:
+            assert _look(page, width, "dark") == [], ("hip", width)
+        assert page.errors == []
+
+
+NAMES = [(launch.name, list(launch.original_aten), launch.kernel_name is not None)
+         for path in ("cuda-h100-torch2.11/resnet18_0.py", "cuda-h100-torch2.11/train_step_1.py",
+                      "cuda-h100-torch2.11/attention_0.py", "cpu-torch2.13/convnext_0.py")
+         for launch in kernelviz.load(FIXTURES / path).graphs[0].launches]
+
+
+@needs_browser
+def test_names_js_labels_as_names_py(tmp_path):
+    site = _site(tmp_path, kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"))
+    with serve(site) as url, chromium_page() as page:
+        _page(page, url)
+        for budget in (12, 20, 32, 60):
+            js = page.evaluate("([names, b]) => names.map(([n, a, g]) => window.nameLabel(n, a, b, g))", [NAMES, budget])
+            assert js == [label(n, a, budget, generated=g) for n, a, g in NAMES], budget
+
+
+def test_names_say_what_a_launch_computes():
+    name = "triton_poi_fused__native_batch_norm_legit_no_training_add_relu_3"
+    aten = ["aten._native_batch_norm_legit_no_training", "aten.add", "aten.relu"]
+    assert label(name, aten, 80) == "_native_batch_norm_legit_no_training · add · relu _3"
+    assert label(name, aten, 30) == "batch_norm · add · relu _3"
+    assert label(name, aten, 16) == "batch_norm … _3"
+    assert label("extern_kernels.convolution", generated=False) == "convolution"
+    assert label("aten._scaled_dot_product_efficient_attention.default", generated=False, budget=60) \
+        == "_scaled_dot_product_efficient_attention"
+    assert label("cpp_fused_add_mean_mul_native_layer_norm_permute_view_8", budget=32) \
+        == "add · mean · mul · layer_norm _8"  # view-like ops give way first
+    assert label("triton_poi_fused_0") == "triton_poi_fused _0"
+    for budget in (12, 16, 24, 40):
+        for n, a, g in NAMES:
+            assert len(label(n, a, budget, generated=g)) <= max(budget, 12), (n, budget)
+    assert short_path("/tmp/torchinductor_root/ab/cabcdef0123456789.py:31", 26) == "…/cabcdef0123456789.py:31"
+    assert short_path("<cell>:6") == "<cell>:6"
+
