@@ -33,16 +33,21 @@ window.nameLabel = nameLabel;
 </script></body></html>"""
 
 # What must hold at any width, in the page: a list of what is wrong (empty when all is well).
-CHECK = """() => {
-  const panel = document.querySelector(".kv-panel"), right = panel.getBoundingClientRect().right + 0.5;
+CHECK = """(panel) => {
+  const right = panel.getBoundingClientRect().right + 0.5;
   const bad = [];
-  if (document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth) bad.push("the page scrolls sideways");
+  for (let p = panel.parentElement; p; p = p.parentElement)
+    if (p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== "hidden")
+      bad.push(`scrolls sideways around the panel: ${p.className || p.tagName} ${p.scrollWidth} > ${p.clientWidth}`);
   for (const el of panel.querySelectorAll("*")) {
     if (!el.offsetParent || el.closest(".kv-columns-list")) continue;
     if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== "hidden" && el.clientWidth)
       bad.push(`scrolls sideways: ${el.className || el.tagName} ${el.scrollWidth} > ${el.clientWidth}`);
     const r = el.getBoundingClientRect();
-    if (r.width && r.right > right && !el.closest("svg")) bad.push(`past the panel: ${el.className || el.tagName} ${r.right} > ${right}`);
+    let clipped = false;  // inside something of the panel that clips it (an ellipsis, a scrolling pane)
+    for (let p = el.parentElement; p && p !== panel && !clipped; p = p.parentElement)
+      clipped = getComputedStyle(p).overflowX !== "visible";
+    if (r.width && r.right > right && !clipped && !el.closest("svg")) bad.push(`past the panel: ${el.className || el.tagName} ${r.right} > ${right}`);
   }
   for (const cell of panel.querySelectorAll(".kv-table .kv-row td, .kv-table th")) {
     const inner = cell.querySelector(".kv-name-head") || cell;
@@ -78,7 +83,7 @@ def _look(page, width: int, theme: str) -> list[str]:
     page.evaluate("([w, t]) => { document.getElementById('app').style.width = w + 'px';"
                   " document.getElementById('theme').href = t + '.css'; }", [width, theme])
     page.wait_for_timeout(60)  # the resize observer fits the table again
-    return page.evaluate(CHECK)
+    return page.locator(".kv-panel").first.evaluate(CHECK)
 
 
 def _shot(page, name: str, selector: str = ".kv-panel") -> None:
@@ -128,7 +133,8 @@ def test_table_and_detail_fit_every_width_in_both_themes(tmp_path, name):
                 for theme in ("light", "dark"):
                     assert _look(page, width, theme) == [], ("detail", name, width, theme)
                     if width == 568:
-                        _shot(page, f"{name}_table_detail_{theme}.png")
+                        for part in ("charts", "table-wrap", "detail"):
+                            _shot(page, f"{name}_{part}_{theme}.png", f".kv-{part}")
             page.locator(".kv-tab", has_text="Wrapper").click()
             for width in WIDTHS:
                 assert _look(page, width, "light") == [], ("wrapper", name, width)
@@ -165,7 +171,7 @@ def test_compiled_tab_wraps_stages_hides_line_info_and_hip_tab_fits(tmp_path):
             for theme in ("light", "dark"):
                 assert _look(page, width, theme) == [], ("compiled", width, theme)
                 if width == 568:
-                    _shot(page, f"compiled_{theme}.png")
+                    _shot(page, f"compiled_{theme}.png", ".kv-detail")
             panes = page.evaluate("() => [...document.querySelectorAll('.kv-split > .kv-source')]"
                                   ".map((p) => Math.round(p.getBoundingClientRect().left))")
             assert (panes[0] == panes[1]) == (width < 900), (width, panes)  # stacked below 900 px, else side by side
@@ -206,7 +212,8 @@ def test_names_say_what_a_launch_computes():
     aten = ["aten._native_batch_norm_legit_no_training", "aten.add", "aten.relu"]
     assert label(name, aten, 80) == "_native_batch_norm_legit_no_training · add · relu _3"
     assert label(name, aten, 30) == "batch_norm · add · relu _3"
-    assert label(name, aten, 16) == "batch_norm … _3"
+    assert label(name, aten, 24) == "batch_norm·add·relu _3"
+    assert label(name, aten, 16) == "batch_norm… _3"
     assert label("extern_kernels.convolution", generated=False) == "convolution"
     assert label("aten._scaled_dot_product_efficient_attention.default", generated=False, budget=60) \
         == "_scaled_dot_product_efficient_attention"
@@ -219,3 +226,37 @@ def test_names_say_what_a_launch_computes():
     assert short_path("/tmp/torchinductor_root/ab/cabcdef0123456789.py:31", 26) == "…/cabcdef0123456789.py:31"
     assert short_path("<cell>:6") == "<cell>:6"
 
+
+
+@needs_browser
+def test_in_jupyterlab_default_layout_at_every_width_and_theme(tmp_path):
+    """JupyterLab at a 1000-px window with its file browser open (the default layout): the output area is
+    about 568 px; then the window is sized so the output is each of WIDTHS wide, in Light and Dark."""
+    pytest.importorskip("jupyterlab")
+    pytest.importorskip("nbclient")
+    from jupyterlab_support import jupyterlab
+    from test_jupyterlab import _command, _fit, _lab_ready, _open, _timed_notebook
+
+    _timed_notebook(tmp_path / "timed.ipynb")
+    with jupyterlab(tmp_path) as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1000, "height": 900})
+        _lab_ready(page, url)
+        assert page.locator(".jp-FileBrowser").is_visible()  # the default layout: the file browser is open
+        _open(page, url, "timed.ipynb")
+        panel = page.locator(".jp-RenderedKernelviz:visible .kv-panel").first
+        default = panel.evaluate("p => Math.round(p.getBoundingClientRect().width)")
+        print(f"\noutput width at a 1000-px window with the file browser open: {default} px")
+        assert 540 <= default <= 600, default
+        assert panel.evaluate(CHECK) == [], "at JupyterLab's default layout"
+        panel.locator(".kv-row").filter(has_text="_").first.click()
+        for theme in ("Light", "Dark"):
+            _command(page, "apputils:change-theme", {"theme": f"JupyterLab {theme}"})
+            page.wait_for_timeout(1200)
+            for width in WIDTHS:
+                _fit(page, width)
+                page.wait_for_timeout(100)
+                assert panel.evaluate(CHECK) == [], (theme, width)
+                if width == 568 and SHOTS:
+                    panel.scroll_into_view_if_needed()
+                    page.screenshot(path=str(Path(SHOTS) / f"jupyterlab_568_{theme.lower()}.png"))
+        assert page.errors == []

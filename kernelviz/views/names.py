@@ -4,8 +4,8 @@
 Inductor names a generated kernel ``triton_poi_fused__native_batch_norm_legit_no_training_add_relu_3``: a
 prefix, the ATen ops its nodes came from (sorted, joined by ``_``) and a counter that tells the kernels of a
 module apart. The ops are split with the launch's own ``original_aten`` (and a few multi-word names), shown
-joined by `` · `` and, while they do not fit, abbreviated, rid of view-like ops, then cut with ``…``; the
-counter always stays. An extern call shows its op (``extern_kernels.convolution`` → ``convolution``).
+joined by `` · `` and, while they do not fit, abbreviated, rid of view-like ops, joined by ``·`` alone, then
+cut with ``…``; the counter always stays. An extern call shows its op (``extern_kernels.convolution`` → ``convolution``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _KNOWN = ("prepare_softmax_online", "max_pool2d_with_indices", "max_pool2d_with_
           "sigmoid_backward", "tanh_backward", "embedding_dense_backward", "avg_pool2d", "adaptive_avg_pool2d",
           "constant_pad_nd", "_unsafe_view", "var_mean", "convolution_backward", "index_select", "scatter_add")
 # ops that only view or move data: the first left out when a name does not fit
-_LAYOUT = frozenset(("view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "unsqueeze",
+LAYOUT_OPS = frozenset(("view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "unsqueeze",
                      "squeeze", "slice", "select", "clone", "_to_copy", "alias", "as_strided", "contiguous"))
 _ABBREV = ((re.compile(r"^_+"), ""), (re.compile(r"^native_"), ""), (re.compile(r"_legit(_no_training|_functional)?"), ""),
            (re.compile(r"_with_indices"), ""), (re.compile(r"_backward(_data)?"), "_bwd"), (re.compile(r"_forward$"), ""),
@@ -85,18 +85,18 @@ def short_name(name: str, aten: Iterable[str] = (), budget: int = 40, *,
     ops, tail = split_name(name, aten, generated=generated)
     room = max(1, budget - (len(tail) + 1 if tail else 0))  # the tail and the space before it
     short = _dedupe([_abbrev(op) or op for op in ops])
-    computing = _dedupe([_abbrev(op) or op for op in ops if op not in _LAYOUT]) or short
-    for candidate in (ops, short, computing):
-        text = SEP.join(candidate)
+    computing = _dedupe([_abbrev(op) or op for op in ops if op not in LAYOUT_OPS]) or short
+    for candidate, sep in ((ops, SEP), (short, SEP), (computing, SEP), (computing, "·")):
+        text = sep.join(candidate)
         if len(text) <= room:
             return text, tail
     kept = []
     for op in computing:
-        if len(SEP.join(kept + [op])) + 2 > room:
+        if len("·".join(kept + [op])) + 1 > room:
             break
         kept.append(op)
     if kept:
-        return SEP.join(kept) + " …", tail
+        return "·".join(kept) + "…", tail
     return computing[0][: max(0, room - 1)] + "…", tail
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
+from .names import LAYOUT_OPS, aten_op, label
 from .ranks_text import split_line
 
 
@@ -66,8 +69,9 @@ def compile_story(capture: Capture) -> str:
         n = len(by["compiled"])
         parts.append(f"compiled {n} graph{'s' * (n != 1)} in {seconds(by['compiled']):.2f} s")
     if by["fx_cache_hit"]:
-        n = len(by["fx_cache_hit"])
-        parts.append(f"{n} graph{'s' * (n != 1)} from Inductor's FX graph cache in {seconds(by['fx_cache_hit']):.2f} s")
+        hit_s = seconds(by["fx_cache_hit"])
+        parts.append(f"{plural(len(by['fx_cache_hit']), 'graph')} from Inductor's FX graph cache"
+                     + (f" (loaded in {hit_s:.2f} s)" if hit_s >= 0.005 else ""))
     if by["reused"]:
         parts.append(f"{len(by['reused'])} cached (compile 0 s: compiled before this cell)")
     if unknown:
@@ -79,14 +83,23 @@ EVENT_LABELS = {"graph_break": "graph break", "recompile": "recompile", "skip": 
 
 
 def dynamo_lines(capture: Capture) -> list[str]:
-    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line, dynamo's reason."""
+    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line and dynamo's whole
+    reason (its explanation and hint on lines of their own), one string per event."""
     lines = []
     for event in capture.dynamo:
         where = f" at {event.file}:{event.line}" if event.file else ""
         code = f" `{event.code}`" if event.code else ""
-        reason = (event.reason or "").strip().splitlines()
-        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {reason[0] if reason else ''}")
+        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {(event.reason or '').strip()}")
     return lines
+
+
+def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
+    """``text`` wrapped to ``width``: its first line after ``indent``, the rest (and its own lines) after ``more``."""
+    out = []
+    for i, line in enumerate(text.splitlines() or [""]):
+        out += textwrap.wrap(line.strip(), width, initial_indent=indent if i == 0 else more, subsequent_indent=more,
+                             break_on_hyphens=False) or [indent if i == 0 else more]
+    return out
 
 
 def timed_on(graph: Graph) -> str:
@@ -95,29 +108,71 @@ def timed_on(graph: Graph) -> str:
     return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
 
 
-def summary(capture: Capture, width: int = 110) -> str:
-    """Graphs, then each graph's launches in call() order with kind and ATen ops."""
-    lines = [headline(capture)]
+def _ops(launch: Launch, room: int) -> str:
+    """A launch's ATen ops (``aten.`` left out) in ``room`` characters: as many as fit, then ``+N``."""
+    ops = list(dict.fromkeys(aten_op(a) for a in launch.original_aten))
+    text = ", ".join(ops)
+    if len(text) > room:  # views and permutes first give way
+        ops = [op for op in ops if op not in LAYOUT_OPS] or ops
+        text = ", ".join(ops)
+    if len(text) <= room:
+        return text or "-"
+    for n in range(len(ops) - 1, 0, -1):
+        text = ", ".join(ops[:n]) + f" +{len(ops) - n}"
+        if len(text) <= room:
+            return text
+    return f"{len(ops)} ops"
+
+
+def launch_rows(graph: Graph, width: int) -> list[str]:
+    """The graph's launches as a table with a header, in ``width`` characters: #, launch (what it computes,
+    names.py), kind, the timing columns where it was timed, and its ATen ops in the room left (none where
+    less than 44 characters are left for the name and them)."""
+    timed = any(launch.timing and launch.timing.in_graph_ms is not None for launch in graph.launches)
+    kinds = [launch_kind(graph, launch) for launch in graph.launches]
+    kind_w = max([4] + [len(k) for k in kinds])
+    time_w = 31 if timed else 0  # "  in-graph ms  share  bound    "
+    rest = width - 7 - (2 + kind_w) - time_w - 2
+    with_ops = rest >= 44
+    budget = max(20, min(48, int(rest * 0.55))) if with_ops else max(12, rest)
+    names = [label(launch.name, launch.original_aten, budget, generated=launch.kernel_name is not None)
+             for launch in graph.launches]
+    name_w = max([6] + [len(n) for n in names])
+    ops_w = rest - name_w
+    head = (f"  {'#':>3}  {'launch':<{name_w}}  {'kind':<{kind_w}}" + (
+        f"  {'in-graph ms':>11} {'share':>6}  {'bound':<9}" if timed else "") + ("  ATen ops" if with_ops else "")).rstrip()
+    rows = [head]
+    for launch, name, kind in zip(graph.launches, names, kinds):
+        timing = ""
+        if timed:
+            t = launch.timing
+            ms = f"{t.in_graph_ms:11.4f}" if t and t.in_graph_ms is not None else " " * 11
+            share = f"{100 * t.share:5.1f}%" if t and t.share is not None else ""
+            timing = f"  {ms} {share:>6}  {(t.bound if t else '') or '':<9}"
+        ops = f"  {_ops(launch, ops_w)}" if with_ops else ""
+        rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{ops}".rstrip())
+    if graph.gap_ms is not None:
+        gap = "gap (between launches)" if name_w + kind_w >= 22 else "gap"
+        rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {graph.gap_ms:11.4f}")
+    return rows
+
+
+def summary(capture: Capture, width: int | None = None) -> str:
+    """Graphs, then each graph's launches in call() order as a headed table; ``width``: the terminal's."""
+    width = max(60, width or shutil.get_terminal_size((120, 24)).columns)
+    lines = _wrapped(headline(capture), width, "", "  ")
     story = compile_story(capture)
-    lines += [f"  {story}"] if story else []
-    lines += [f"  {line}" for line in dynamo_lines(capture)]
+    lines += _wrapped(story, width, "  ", "    ") if story else []
+    for line in dynamo_lines(capture):
+        lines += _wrapped(line, width, "  ", "      ")
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
-    lines += [f"  warning: {w}" for w in capture.warnings]
+    for w in capture.warnings:
+        lines += _wrapped(f"warning: {w}", width, "  ", "    ")
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
-        lines += [f"  warning: {w}" for w in graph.warnings]
-        for launch in graph.launches:
-            aten = ", ".join(launch.original_aten) or "-"
-            timing = ""
-            if launch.timing and launch.timing.in_graph_ms is not None:
-                t = launch.timing
-                share = f" {100 * t.share:5.1f}%" if t.share is not None else ""
-                timing = f" {t.in_graph_ms:9.4f} ms{share} {t.bound or '':<8}"
-            name = launch.name if len(launch.name) <= 52 else launch.name[:51] + "…"
-            row = f"  {launch.index:>3}  {name:<52} {launch_kind(graph, launch):<15}{timing}  {aten}"
-            lines.append(row if len(row) <= width else row[: width - 1] + "…")
-        if graph.gap_ms is not None:
-            lines.append(f"  {'':>3}  {'gap (between launches)':<52} {'':<15} {graph.gap_ms:9.4f} ms")
+        for w in graph.warnings:
+            lines += _wrapped(f"warning: {w}", width, "  ", "    ")
+        lines += launch_rows(graph, width)
     return "\n".join(lines)

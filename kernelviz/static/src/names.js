@@ -1,8 +1,8 @@
 // Launch names for people: what a launch computes in the room a column has. The twin of
 // kernelviz/views/names.py (same labels; tests/test_names_browser.py checks): Inductor's name is a prefix,
 // the ATen ops its nodes came from (split with the launch's original_aten and a few multi-word names) and a
-// counter; the ops are joined by " · " and, while they do not fit, abbreviated, rid of view-like ops, then
-// cut with "…"; the counter always stays. An extern call shows its op.
+// counter; the ops are joined by " · " and, while they do not fit, abbreviated, rid of view-like ops, joined
+// by "·" alone, then cut with "…"; the counter always stays. An extern call shows its op.
 
 export const SEP = " · ";
 const PREFIX = /^(?:triton|cpp)_(?:[a-z]{3}_)?fused_/;
@@ -64,16 +64,16 @@ export function shortName(name, aten = [], budget = 40, generated = !name.includ
   const short = dedupe(ops.map(abbrev));
   let computing = dedupe(ops.filter((op) => !LAYOUT.has(op)).map(abbrev));
   if (!computing.length) computing = short;
-  for (const candidate of [ops, short, computing]) {
-    const text = candidate.join(SEP);
+  for (const [candidate, sep] of [[ops, SEP], [short, SEP], [computing, SEP], [computing, "·"]]) {
+    const text = candidate.join(sep);
     if (text.length <= room) return [text, tail];
   }
   const kept = [];
   for (const op of computing) {
-    if ([...kept, op].join(SEP).length + 2 > room) break;
+    if ([...kept, op].join("·").length + 1 > room) break;
     kept.push(op);
   }
-  if (kept.length) return [kept.join(SEP) + " …", tail];
+  if (kept.length) return [kept.join("·") + "…", tail];
   return [computing[0].slice(0, Math.max(0, room - 1)) + "…", tail];
 }
 
