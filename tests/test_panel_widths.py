@@ -260,3 +260,26 @@ def test_in_jupyterlab_default_layout_at_every_width_and_theme(tmp_path):
                     panel.scroll_into_view_if_needed()
                     page.screenshot(path=str(Path(SHOTS) / f"jupyterlab_568_{theme.lower()}.png"))
         assert page.errors == []
+
+
+def test_text_summary_heads_its_columns_at_the_terminals_width(monkeypatch):
+    from kernelviz.model import DynamoEvent
+    from kernelviz.views.text import summary
+
+    reason = ("Unsupported Tensor.backward() call\n  Explanation: Dynamo currently does not support tracing "
+              "`Tensor.backward()` when trace_autograd_ops is off.\n  Hint: Set torch._dynamo.trace_autograd_ops=True")
+    for name, make in CAPTURES.items():
+        cap = make()
+        cap.graphs[0].cache, cap.graphs[0].compile_s = "fx_cache_hit", 0.001
+        cap.dynamo = [DynamoEvent("graph_break", reason, "/home/me/train.py", 19, "step", "loss.backward()")]
+        for width in (60, 80, 132):
+            monkeypatch.setenv("COLUMNS", str(width))
+            lines = summary(cap).splitlines()
+            assert max(map(len, lines)) <= width, (name, width)
+            story = next(line for line in lines if "FX graph cache" in line)
+            assert story.strip() == "1 graph from Inductor's FX graph cache", story  # a hit is no 0.00 s compile
+            text = " ".join(line.strip() for line in lines)
+            assert "Hint: Set torch._dynamo.trace_autograd_ops=True" in text  # dynamo's whole reason, wrapped
+            heads = [line.split() for line in lines if line.strip().startswith("#  launch")]
+            assert len(heads) == len(cap.graphs) and all(h[:4] == ["#", "launch", "kind", "in-graph"] for h in heads)
+            assert ("ATen" in heads[0]) == (width >= 100), (name, width, heads[0])

@@ -112,7 +112,7 @@ def test_summary_says_what_the_graph_was_timed_on_and_shows_the_gap_row():
     lines = summary(cap, 120).splitlines()
     assert "  timed on recreated inputs (made-up values for arg0_1)" in lines
     assert lines[-3].split() == ["#", "launch", "kind", "in-graph", "ms", "share", "bound", "ATen", "ops"]
-    assert lines[-2] == ("    0  add · mul · relu · sigmoid · sub _0  triton       0.0080  80.0%  memory     "
+    assert lines[-2] == ("    0  add · mul · relu · sigmoid · sub _0  triton       0.0080  80.0%  memory  "
                          "add, relu, mul, sigmoid, sub")
     assert lines[-1].split() == ["gap", "(between", "launches)", "0.0020"]
     assert "timed on recreated inputs (made-up values for arg0_1) · GPU busy 0.0100 ms" in cap.to_html()

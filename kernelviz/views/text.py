@@ -98,7 +98,7 @@ def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
     out = []
     for i, line in enumerate(text.splitlines() or [""]):
         out += textwrap.wrap(line.strip(), width, initial_indent=indent if i == 0 else more, subsequent_indent=more,
-                             break_on_hyphens=False) or [indent if i == 0 else more]
+                             break_on_hyphens=False) or ([indent.rstrip()] if i == 0 else [""])
     return out
 
 
@@ -129,9 +129,11 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
     names.py), kind, the timing columns where it was timed, and its ATen ops in the room left (none where
     less than 44 characters are left for the name and them)."""
     timed = any(launch.timing and launch.timing.in_graph_ms is not None for launch in graph.launches)
+    bounds = [launch.timing.bound for launch in graph.launches if launch.timing and launch.timing.bound]
+    bound_w = max(len("bound"), *map(len, bounds)) if bounds else 0  # no column where no launch has a bound
     kinds = [launch_kind(graph, launch) for launch in graph.launches]
     kind_w = max([4] + [len(k) for k in kinds])
-    time_w = 31 if timed else 0  # "  in-graph ms  share  bound    "
+    time_w = 20 + (2 + bound_w if bound_w else 0) if timed else 0  # "  in-graph ms  share  bound"
     rest = width - 7 - (2 + kind_w) - time_w - 2
     with_ops = rest >= 44
     budget = max(20, min(48, int(rest * 0.55))) if with_ops else max(12, rest)
@@ -139,8 +141,9 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
              for launch in graph.launches]
     name_w = max([6] + [len(n) for n in names])
     ops_w = rest - name_w
-    head = (f"  {'#':>3}  {'launch':<{name_w}}  {'kind':<{kind_w}}" + (
-        f"  {'in-graph ms':>11} {'share':>6}  {'bound':<9}" if timed else "") + ("  ATen ops" if with_ops else "")).rstrip()
+    timing_head = f"  {'in-graph ms':>11} {'share':>6}" + (f"  {'bound':<{bound_w}}" if bound_w else "")
+    head = (f"  {'#':>3}  {'launch':<{name_w}}  {'kind':<{kind_w}}" + (timing_head if timed else "")
+            + ("  ATen ops" if with_ops else "")).rstrip()
     rows = [head]
     for launch, name, kind in zip(graph.launches, names, kinds):
         timing = ""
@@ -148,7 +151,7 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
             t = launch.timing
             ms = f"{t.in_graph_ms:11.4f}" if t and t.in_graph_ms is not None else " " * 11
             share = f"{100 * t.share:5.1f}%" if t and t.share is not None else ""
-            timing = f"  {ms} {share:>6}  {(t.bound if t else '') or '':<9}"
+            timing = f"  {ms} {share:>6}" + (f"  {(t.bound if t else '') or '':<{bound_w}}" if bound_w else "")
         ops = f"  {_ops(launch, ops_w)}" if with_ops else ""
         rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{ops}".rstrip())
     if graph.gap_ms is not None:
