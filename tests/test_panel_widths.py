@@ -16,7 +16,7 @@ import pytest
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
-from kernelviz.views.names import label, short_path
+from kernelviz.views.names import column_labels, label, short_path
 from kernelviz.views.payload import payload
 
 WIDTHS = (480, 568, 800, 1100)
@@ -203,8 +203,10 @@ def test_names_js_labels_as_names_py(tmp_path):
     with serve(site) as url, chromium_page() as page:
         _page(page, url)
         for budget in (12, 20, 32, 60):
-            js = page.evaluate("([names, b]) => names.map(([n, a, g]) => window.nameLabel(n, a, b, g))", [NAMES, budget])
-            assert js == [label(n, a, budget, generated=g) for n, a, g in NAMES], budget
+            for level in (0, 2):
+                js = page.evaluate("([names, b, l]) => names.map(([n, a, g]) => window.nameLabel(n, a, b, g, l))",
+                                   [NAMES, budget, level])
+                assert js == [label(n, a, budget, generated=g, level=level) for n, a, g in NAMES], (budget, level)
 
 
 def test_names_say_what_a_launch_computes():
@@ -223,6 +225,11 @@ def test_names_say_what_a_launch_computes():
     for budget in (12, 16, 24, 40):
         for n, a, g in NAMES:
             assert len(label(n, a, budget, generated=g)) <= max(budget, 12), (n, budget)
+    resnet = [(launch.name, launch.original_aten, launch.kernel_name is not None)
+              for launch in kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py").graphs[0].launches]
+    shown = column_labels(resnet, 40)  # one op reads the same in every row
+    assert "batch_norm · relu _0" in shown and not any("_native_batch_norm" in s for s in shown)
+    assert column_labels(resnet, 80)[1] == "_native_batch_norm_legit_no_training · relu _0"
     assert short_path("/tmp/torchinductor_root/ab/cabcdef0123456789.py:31", 26) == "…/cabcdef0123456789.py:31"
     assert short_path("<cell>:6") == "<cell>:6"
 

@@ -19,7 +19,7 @@ from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
 from .highlight import language, runs
 from .memory import timeline
-from .names import short_name
+from .names import column_level, short_name
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, launch_kind, plural, size, timed_on
 
@@ -91,11 +91,12 @@ def _share(share: float | None) -> str:
     return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
 
 
-def _row(graph: Graph, launch: Launch, peaks_known: bool) -> str:
+def _row(graph: Graph, launch: Launch, peaks_known: bool, level: int) -> str:
     t = launch.timing
     kernel = next((k for k in graph.kernels if k.name == launch.kernel_name), None)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
-    head, tail = short_name(launch.name, launch.original_aten, _NAME_CHARS, generated=launch.kernel_name is not None)
+    head, tail = short_name(launch.name, launch.original_aten, _NAME_CHARS, generated=launch.kernel_name is not None,
+                            level=level)
     name = escape(head) + (f' <span class="kv-name-tail">{escape(tail)}</span>' if tail else "")
     if kernel:
         name = f'<a href="#{_anchor(graph, kernel)}">{name}</a>'
@@ -113,7 +114,9 @@ def launch_table(graph: Graph, peaks: DevicePeaks | None = None) -> str:
     """The launch table with the panel's columns, and the gap as its last row."""
     head = "".join(f"<th>{h}</th>" for h in _HEAD)
     known = peaks is not None and bool(peaks.dram_gb_per_s or peaks.tflops)
-    rows = "".join(_row(graph, launch, known) for launch in graph.launches)
+    level = column_level([(launch.name, launch.original_aten, launch.kernel_name is not None)
+                          for launch in graph.launches], _NAME_CHARS)
+    rows = "".join(_row(graph, launch, known, level) for launch in graph.launches)
     if graph.gap_ms is not None:
         share = graph.gap_ms / graph.gpu_busy_ms if graph.gpu_busy_ms else None
         rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'

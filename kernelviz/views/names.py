@@ -79,17 +79,30 @@ def _dedupe(ops: list[str]) -> list[str]:
     return list(dict.fromkeys(ops))
 
 
-def short_name(name: str, aten: Iterable[str] = (), budget: int = 40, *,
-               generated: bool | None = None) -> tuple[str, str]:
-    """(head, tail): the label of a launch in ``budget`` characters (the tail, the counter, is kept whole)."""
+def _forms(name: str, aten: Iterable[str], budget: int, generated: bool | None) -> tuple[list[str], str, int, list[str]]:
+    """The four forms of a name, fullest first (ops; abbreviated; without view-like ops; joined by ``·``), its
+    tail, the room for its head, and the ops the last form keeps."""
     ops, tail = split_name(name, aten, generated=generated)
     room = max(1, budget - (len(tail) + 1 if tail else 0))  # the tail and the space before it
     short = _dedupe([_abbrev(op) or op for op in ops])
     computing = _dedupe([_abbrev(op) or op for op in ops if op not in LAYOUT_OPS]) or short
-    for candidate, sep in ((ops, SEP), (short, SEP), (computing, SEP), (computing, "·")):
-        text = sep.join(candidate)
-        if len(text) <= room:
-            return text, tail
+    return [SEP.join(ops), SEP.join(short), SEP.join(computing), "·".join(computing)], tail, room, computing
+
+
+def name_level(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None) -> int:
+    """The first of a name's forms that fits ``budget`` (0 to 3; 4: none, it is cut)."""
+    forms, _, room, _ = _forms(name, aten, budget, generated)
+    return next((i for i, form in enumerate(forms) if len(form) <= room), 4)
+
+
+def short_name(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None,
+               level: int = 0) -> tuple[str, str]:
+    """(head, tail): the label of a launch in ``budget`` characters (the tail, the counter, is kept whole),
+    in the fullest of its forms from ``level`` on that fits (a column gives all its names one level)."""
+    forms, tail, room, computing = _forms(name, aten, budget, generated)
+    for form in forms[min(level, 3):]:
+        if len(form) <= room:
+            return form, tail
     kept = []
     for op in computing:
         if len("·".join(kept + [op])) + 1 > room:
@@ -100,10 +113,24 @@ def short_name(name: str, aten: Iterable[str] = (), budget: int = 40, *,
     return computing[0][: max(0, room - 1)] + "…", tail
 
 
-def label(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None) -> str:
+def label(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None,
+          level: int = 0) -> str:
     """``short_name`` as one string: ``batch_norm · add · relu _3``."""
-    head, tail = short_name(name, aten, budget, generated=generated)
+    head, tail = short_name(name, aten, budget, generated=generated, level=level)
     return f"{head} {tail}" if tail else head
+
+
+def column_level(names: Iterable[tuple[str, Iterable[str], bool | None]], budget: int) -> int:
+    """The level of a column of (name, aten, generated): the fullest form that every name fits (names that fit
+    none are cut), so that one op reads the same in every row."""
+    return min(3, max((name_level(n, a, budget, generated=g) for n, a, g in names), default=0))
+
+
+def column_labels(names: Iterable[tuple[str, Iterable[str], bool | None]], budget: int) -> list[str]:
+    """Labels of (name, aten, generated) for one column, all at its ``column_level``."""
+    names = list(names)
+    level = column_level(names, budget)
+    return [label(n, a, budget, generated=g, level=level) for n, a, g in names]
 
 
 def short_path(path: str, budget: int = 40) -> str:

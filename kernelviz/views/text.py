@@ -7,7 +7,7 @@ import textwrap
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
-from .names import LAYOUT_OPS, aten_op, label
+from .names import LAYOUT_OPS, aten_op, column_labels
 from .ranks_text import split_line
 
 
@@ -137,8 +137,8 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
     rest = width - 7 - (2 + kind_w) - time_w - 2
     with_ops = rest >= 44
     budget = max(20, min(48, int(rest * 0.55))) if with_ops else max(12, rest)
-    names = [label(launch.name, launch.original_aten, budget, generated=launch.kernel_name is not None)
-             for launch in graph.launches]
+    names = column_labels([(launch.name, launch.original_aten, launch.kernel_name is not None)
+                           for launch in graph.launches], budget)
     name_w = max([6] + [len(n) for n in names])
     ops_w = rest - name_w
     timing_head = f"  {'in-graph ms':>11} {'share':>6}" + (f"  {'bound':<{bound_w}}" if bound_w else "")

@@ -57,17 +57,29 @@ export function splitName(name, aten = [], generated = !name.includes(".")) {
 const abbrev = (op) => ABBREV.reduce((s, [re, repl]) => s.replace(re, repl), op) || op;
 const dedupe = (ops) => [...new Set(ops)];
 
-/** [head, tail]: the label of a launch in `budget` characters (the tail, the counter, is kept whole). */
-export function shortName(name, aten = [], budget = 40, generated = !name.includes(".")) {
+/** The four forms of a name, fullest first (ops; abbreviated; without view-like ops; joined by "·"), its tail,
+ * the room for its head, and the ops the last form keeps. */
+function forms(name, aten, budget, generated) {
   const [ops, tail] = splitName(name, aten, generated);
   const room = Math.max(1, budget - (tail ? tail.length + 1 : 0)); // the tail and the space before it
   const short = dedupe(ops.map(abbrev));
   let computing = dedupe(ops.filter((op) => !LAYOUT.has(op)).map(abbrev));
   if (!computing.length) computing = short;
-  for (const [candidate, sep] of [[ops, SEP], [short, SEP], [computing, SEP], [computing, "·"]]) {
-    const text = candidate.join(sep);
-    if (text.length <= room) return [text, tail];
-  }
+  return [[ops.join(SEP), short.join(SEP), computing.join(SEP), computing.join("·")], tail, room, computing];
+}
+
+/** The first of a name's forms that fits `budget` (0 to 3; 4: none, it is cut). */
+export function nameLevel(name, aten = [], budget = 40, generated = !name.includes(".")) {
+  const [all, , room] = forms(name, aten, budget, generated);
+  const i = all.findIndex((f) => f.length <= room);
+  return i < 0 ? 4 : i;
+}
+
+/** [head, tail]: the label of a launch in `budget` characters (the tail, the counter, is kept whole), in the
+ * fullest of its forms from `level` on that fits (a column gives all its names one level). */
+export function shortName(name, aten = [], budget = 40, generated = !name.includes("."), level = 0) {
+  const [all, tail, room, computing] = forms(name, aten, budget, generated);
+  for (const form of all.slice(Math.min(level, 3))) if (form.length <= room) return [form, tail];
   const kept = [];
   for (const op of computing) {
     if ([...kept, op].join("·").length + 1 > room) break;
@@ -78,10 +90,14 @@ export function shortName(name, aten = [], budget = 40, generated = !name.includ
 }
 
 /** shortName as one string: "batch_norm · add · relu _3". */
-export function nameLabel(name, aten = [], budget = 40, generated = !name.includes(".")) {
-  const [head, tail] = shortName(name, aten, budget, generated);
+export function nameLabel(name, aten = [], budget = 40, generated = !name.includes("."), level = 0) {
+  const [head, tail] = shortName(name, aten, budget, generated, level);
   return tail ? `${head} ${tail}` : head;
 }
+
+/** The level of a column of [name, aten, generated]: the fullest form every name fits (names.py column_labels). */
+export const columnLevel = (names, budget) =>
+  Math.min(3, names.reduce((m, [n, a, g]) => Math.max(m, nameLevel(n, a, budget, g)), 0));
 
 /** A path shortened from the left to `budget` characters, its end (file name, line) kept: "…/pkg/mod.py:3". */
 export function shortPath(path, budget = 40) {

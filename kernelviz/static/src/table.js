@@ -6,15 +6,15 @@
 // the least important ones (the chooser says which) rather than scroll sideways.
 import { h } from "./dom.js";
 import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
-import { shortName } from "./names.js";
+import { columnLevel, shortName } from "./names.js";
 
 const ROW_PX = 22; // the height of a row (panel.css: .kv-row), until one is measured
 const OVERSCAN = 12;
 const NAME_MIN_CHARS = 22; // the launch column is never narrower than this many characters
 const PAD_PX = 13; // a cell's padding and border (panel.css: .kv-table td)
 
-function nameCell(r, budget) {
-  const [head, tail] = shortName(r.name, r.launch.original_aten, budget, !!r.launch.kernel_name);
+function nameCell(r, { budget, level }) {
+  const [head, tail] = shortName(r.name, r.launch.original_aten, budget, !!r.launch.kernel_name, level);
   return h("td", { class: "kv-mono", title: r.name }, h("div", { class: "kv-name" },
     h("span", { class: "kv-name-head" }, head), tail ? h("span", { class: "kv-name-tail" }, tail) : null));
 }
@@ -143,7 +143,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   const tableEl = h("table", { class: "kv-table" });
   wrap.replaceChildren(tableEl);
   let rows = [], graph = 0, gap = null, rowPx = ROW_PX, drawn = [-1, -1], frame = 0;
-  let fit = { columns: [], widths: new Map(), dropped: [], budget: NAME_MIN_CHARS }, room = 0;
+  let fit = { columns: [], widths: new Map(), dropped: [], budget: NAME_MIN_CHARS, level: 0 }, room = 0;
 
   const columns = () => fit.columns;
 
@@ -153,6 +153,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
     room = wrap.clientWidth || 1000;
     const [th, td, mono] = probe.cells;
     fit = fitColumns(COLUMNS.filter((c) => state.columns.has(c.key)), rows, { th, td, mono }, room);
+    fit.level = columnLevel(rows.map((r) => [r.name, r.launch.original_aten, !!r.launch.kernel_name]), fit.budget);
     const cols = columns();
     tableEl.replaceChildren(
       h("colgroup", {}, ...cols.map((c) => h("col", fit.widths.has(c.key) ? { style: `width:${fit.widths.get(c.key)}px` } : {}))),
@@ -165,7 +166,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   function rowEl(r, cols) {
     const key = `${graph}/${r.index}`;
     return h("tr", { class: "kv-row" + (state.selected === key ? " kv-selected" : ""), "data-key": key,
-      onclick: () => onSelect(key) }, ...cols.map((c) => c.cell(r, fit.budget)));
+      onclick: () => onSelect(key) }, ...cols.map((c) => c.cell(r, fit)));
   }
 
   function gapEl(cols) {
