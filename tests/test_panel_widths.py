@@ -93,7 +93,9 @@ def _shot(page, name: str, selector: str = ".kv-panel") -> None:
 
 
 def _site(tmp_path: Path, cap) -> Path:
-    site = panel_site(tmp_path, json.dumps(payload(cap)))
+    from kernelviz.views import ranks_display
+
+    site = panel_site(tmp_path, json.dumps((ranks_display.payload if isinstance(cap, kernelviz.Ranks) else payload)(cap)))
     (site / "widths.html").write_text(PAGE)
     _theme_css(site)
     return site
@@ -290,3 +292,20 @@ def test_text_summary_heads_its_columns_at_the_terminals_width(monkeypatch):
             heads = [line.split() for line in lines if line.strip().startswith("#  launch")]
             assert len(heads) == len(cap.graphs) and all(h[:4] == ["#", "launch", "kind", "in-graph"] for h in heads)
             assert ("ATen" in heads[0]) == (width >= 100), (name, width, heads[0])
+
+
+@needs_browser
+@pytest.mark.parametrize("world", [4, 16, 20])  # a column per rank, one cell per launch, percentiles
+def test_ranks_tab_fits_every_width(tmp_path, world):
+    from test_ranks import _synthetic_job
+
+    (tmp_path / "job").mkdir()
+    ranks = kernelviz.load(_synthetic_job(tmp_path / "job", world, slow_rank=2, busy_rank=1))
+    with serve(_site(tmp_path, ranks)) as url, chromium_page() as page:
+        _page(page, url)
+        page.wait_for_selector(".kv-rank-split")
+        for width in WIDTHS:
+            assert _look(page, width, "dark" if width == 568 else "light") == [], ("ranks", world, width)
+            if width == 568:
+                _shot(page, f"ranks_{world}.png", ".kv-detail")
+        assert page.errors == []
