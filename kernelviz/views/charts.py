@@ -95,7 +95,7 @@ def _flop_chart(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None,
     for dtype, v in ceilings:
         start = max(x0, v * 1000 / bw) if bw else x0
         body += [_line(x(start), y(v), x(x1), y(v)),
-                 _text(x(x1) - 2, y(v) + 14, f"{dtype} {v:.0f} TFLOP/s", "end", "kv-roof-label")]
+                 _text(x(x1) - 2, y(v) - 5, f"{dtype} {v:.0f} TFLOP/s", "end", "kv-roof-label")]
     for launch in launches:
         t = launch.timing
         title = f"#{launch.index} {launch.name}: {t.flops / t.bytes:.3g} FLOP/B, {t.tflop_per_s:.3g} TFLOP/s"

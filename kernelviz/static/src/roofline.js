@@ -61,7 +61,7 @@ function flopChart(rows, peaks, dtypes, onSelect) {
   for (const [dtype, v] of ceilings) {
     const from = bw ? Math.max(x0, v * 1000 / bw) : x0;
     svg.append("line").attr("class", "kv-roof").attr("x1", x(from)).attr("y1", y(v)).attr("x2", x(x1)).attr("y2", y(v));
-    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) + 14).attr("text-anchor", "end")
+    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) - 5).attr("text-anchor", "end")
       .text(`${dtype} ${v.toFixed(0)} TFLOP/s`);
   }
   const g = svg.append("g");
