@@ -324,3 +324,12 @@ def test_ranks_tab_fits_every_width(tmp_path, world):
             if width == 568:
                 _shot(page, f"ranks_{world}.png", ".kv-detail")
         assert page.errors == []
+
+
+def test_str_of_a_capture_is_its_text_summary(monkeypatch):
+    from kernelviz.views.text import summary
+
+    monkeypatch.setenv("COLUMNS", "100")
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    assert str(cap) == summary(cap, 100) and str(cap).startswith("kernelviz: 1 graph")
+    assert repr(cap).startswith("Capture(graphs=[")  # the dataclass's own
