@@ -10,28 +10,21 @@ cut with ``…``; the counter always stays. An extern call shows its op (``exter
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 SEP = " · "
 _PREFIX = re.compile(r"^(?:triton|cpp)_(?:[a-z]{3}_)?fused_")
 _COUNTER = re.compile(r"_\d+$")
-# ops of more than one word that may be in a name without being in the launch's original_aten
-_KNOWN = ("prepare_softmax_online", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
-          "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional", "native_batch_norm",
-          "native_batch_norm_backward", "native_layer_norm", "native_layer_norm_backward", "native_group_norm",
-          "native_group_norm_backward", "_log_softmax", "_log_softmax_backward_data", "_softmax",
-          "_softmax_backward_data", "nll_loss_forward", "nll_loss_backward", "threshold_backward", "scalar_tensor",
-          "index_put", "new_zeros", "new_ones", "new_empty", "_to_copy", "zeros_like", "ones_like", "full_like",
-          "flex_attention", "flex_attention_backward", "native_dropout", "gelu_backward", "silu_backward",
-          "sigmoid_backward", "tanh_backward", "embedding_dense_backward", "avg_pool2d", "adaptive_avg_pool2d",
-          "constant_pad_nd", "_unsafe_view", "var_mean", "convolution_backward", "index_select", "scatter_add")
-# ops that only view or move data: the first left out when a name does not fit
-LAYOUT_OPS = frozenset(("view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "unsqueeze",
-                     "squeeze", "slice", "select", "clone", "_to_copy", "alias", "as_strided", "contiguous"))
-_ABBREV = ((re.compile(r"^_+"), ""), (re.compile(r"^native_"), ""), (re.compile(r"_legit(_no_training|_functional)?"), ""),
-           (re.compile(r"_with_indices"), ""), (re.compile(r"_backward(_data)?"), "_bwd"), (re.compile(r"_forward$"), ""),
-           (re.compile(r"^scaled_dot_product_"), "sdpa_"), (re.compile(r"^prepare_softmax_online$"), "softmax_online"))
+# What both twins read (static/src/names.json): ops of more than one word that may be in a name without being in
+# the launch's original_aten; ops that only view or move data (the first left out when a name does not fit); and
+# the abbreviations, in order (regex, replacement).
+_TABLES = json.loads((Path(__file__).parents[1] / "static" / "src" / "names.json").read_text())
+_KNOWN = tuple(_TABLES["known"])
+LAYOUT_OPS = frozenset(_TABLES["layout"])
+_ABBREV = tuple((re.compile(pattern), repl) for pattern, repl in _TABLES["abbrev"])
 
 
 def aten_op(qualified: str) -> str:

@@ -1,26 +1,18 @@
 // Launch names for people: what a launch computes in the room a column has. The twin of
-// kernelviz/views/names.py (same labels; tests/test_names_browser.py checks): Inductor's name is a prefix,
+// kernelviz/views/names.py (same labels; tests/test_panel_widths.py checks): Inductor's name is a prefix,
 // the ATen ops its nodes came from (split with the launch's original_aten and a few multi-word names) and a
 // counter; the ops are joined by " · " and, while they do not fit, abbreviated, rid of view-like ops, joined
 // by "·" alone, then cut with "…"; the counter always stays. An extern call shows its op.
 
+import TABLES from "./names.json";
+
 export const SEP = " · ";
 const PREFIX = /^(?:triton|cpp)_(?:[a-z]{3}_)?fused_/;
 const COUNTER = /_\d+$/;
-const KNOWN = ["prepare_softmax_online", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
-  "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional", "native_batch_norm",
-  "native_batch_norm_backward", "native_layer_norm", "native_layer_norm_backward", "native_group_norm",
-  "native_group_norm_backward", "_log_softmax", "_log_softmax_backward_data", "_softmax",
-  "_softmax_backward_data", "nll_loss_forward", "nll_loss_backward", "threshold_backward", "scalar_tensor",
-  "index_put", "new_zeros", "new_ones", "new_empty", "_to_copy", "zeros_like", "ones_like", "full_like",
-  "flex_attention", "flex_attention_backward", "native_dropout", "gelu_backward", "silu_backward",
-  "sigmoid_backward", "tanh_backward", "embedding_dense_backward", "avg_pool2d", "adaptive_avg_pool2d",
-  "constant_pad_nd", "_unsafe_view", "var_mean", "convolution_backward", "index_select", "scatter_add"];
-const LAYOUT = new Set(["view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "unsqueeze",
-  "squeeze", "slice", "select", "clone", "_to_copy", "alias", "as_strided", "contiguous"]);
-const ABBREV = [[/^_+/, ""], [/^native_/, ""], [/_legit(_no_training|_functional)?/, ""], [/_with_indices/, ""],
-  [/_backward(_data)?/, "_bwd"], [/_forward$/, ""], [/^scaled_dot_product_/, "sdpa_"],
-  [/^prepare_softmax_online$/, "softmax_online"]];
+// What both twins read: multi-word ops a name may hold, view-like ops, abbreviations (regex, replacement).
+const KNOWN = TABLES.known;
+const LAYOUT = new Set(TABLES.layout);
+const ABBREV = TABLES.abbrev.map(([pattern, repl]) => [new RegExp(pattern, "g"), repl]);
 
 /** aten._log_softmax.default -> _log_softmax; extern_kernels.mm -> mm. */
 export function atenOp(qualified) {
