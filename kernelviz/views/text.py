@@ -7,7 +7,7 @@ import textwrap
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
-from .names import LAYOUT_OPS, aten_op, column_labels
+from .names import column_labels
 from .ranks_text import split_line
 
 
@@ -108,26 +108,18 @@ def timed_on(graph: Graph) -> str:
     return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
 
 
-def _ops(launch: Launch, room: int) -> str:
-    """A launch's ATen ops (``aten.`` left out) in ``room`` characters: as many as fit, then ``+N``."""
-    ops = list(dict.fromkeys(aten_op(a) for a in launch.original_aten))
-    text = ", ".join(ops)
-    if len(text) > room:  # views and permutes first give way
-        ops = [op for op in ops if op not in LAYOUT_OPS] or ops
-        text = ", ".join(ops)
-    if len(text) <= room:
-        return text or "-"
-    for n in range(len(ops) - 1, 0, -1):
-        text = ", ".join(ops[:n]) + f" +{len(ops) - n}"
-        if len(text) <= room:
-            return text
-    return f"{len(ops)} ops"
+def _cut(name: str, room: int) -> str:
+    """``name`` in ``room`` characters: its start and its end (the counter) either side of ``…``."""
+    if len(name) <= room:
+        return name
+    end = max(4, room // 3)
+    return name[: room - end - 1] + "…" + name[-end:]
 
 
 def launch_rows(graph: Graph, width: int) -> list[str]:
     """The graph's launches as a table with a header, in ``width`` characters: #, launch (what it computes,
-    names.py), kind, the timing columns where it was timed, and its ATen ops in the room left (none where
-    less than 44 characters are left for the name and them)."""
+    names.py), kind, the timing columns where it was timed, and the launch's full name (as the panel's hover and
+    detail have it) in the room left (none where less than 60 characters are left for both names)."""
     timed = any(launch.timing and launch.timing.in_graph_ms is not None for launch in graph.launches)
     bounds = [launch.timing.bound for launch in graph.launches if launch.timing and launch.timing.bound]
     bound_w = max(len("bound"), *map(len, bounds)) if bounds else 0  # no column where no launch has a bound
@@ -135,15 +127,15 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
     kind_w = max([4] + [len(k) for k in kinds])
     time_w = 20 + (2 + bound_w if bound_w else 0) if timed else 0  # "  in-graph ms  share  bound"
     rest = width - 7 - (2 + kind_w) - time_w - 2
-    with_ops = rest >= 44
-    budget = max(20, min(48, int(rest * 0.55))) if with_ops else max(12, rest)
+    with_full = rest >= 60
+    budget = min(40, rest - 28) if with_full else max(12, rest)
     names = column_labels([(launch.name, launch.original_aten, launch.kernel_name is not None)
                            for launch in graph.launches], budget)
     name_w = max([6] + [len(n) for n in names])
-    ops_w = rest - name_w
+    full_w = rest - name_w
     timing_head = f"  {'in-graph ms':>11} {'share':>6}" + (f"  {'bound':<{bound_w}}" if bound_w else "")
     head = (f"  {'#':>3}  {'launch':<{name_w}}  {'kind':<{kind_w}}" + (timing_head if timed else "")
-            + ("  ATen ops" if with_ops else "")).rstrip()
+            + ("  name" if with_full else "")).rstrip()
     rows = [head]
     for launch, name, kind in zip(graph.launches, names, kinds):
         timing = ""
@@ -152,8 +144,8 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
             ms = f"{t.in_graph_ms:11.4f}" if t and t.in_graph_ms is not None else " " * 11
             share = f"{100 * t.share:5.1f}%" if t and t.share is not None else ""
             timing = f"  {ms} {share:>6}" + (f"  {(t.bound if t else '') or '':<{bound_w}}" if bound_w else "")
-        ops = f"  {_ops(launch, ops_w)}" if with_ops else ""
-        rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{ops}".rstrip())
+        full = f"  {_cut(launch.name, full_w)}" if with_full else ""
+        rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{full}".rstrip())
     if graph.gap_ms is not None:
         gap = "gap (between launches)" if name_w + kind_w >= 22 else "gap"
         rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {graph.gap_ms:11.4f}")
@@ -169,13 +161,11 @@ def summary(capture: Capture, width: int | None = None) -> str:
     for line in dynamo_lines(capture):
         lines += _wrapped(line, width, "  ", "      ")
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
-    for w in capture.warnings:
-        lines += _wrapped(f"warning: {w}", width, "  ", "    ")
+    lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
-        for w in graph.warnings:
-            lines += _wrapped(f"warning: {w}", width, "  ", "    ")
+        lines += [f"  warning: {w}" for w in graph.warnings]
         lines += launch_rows(graph, width)
     return "\n".join(lines)
