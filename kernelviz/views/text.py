@@ -119,7 +119,7 @@ def _cut(name: str, room: int) -> str:
 def launch_rows(graph: Graph, width: int) -> list[str]:
     """The graph's launches as a table with a header, in ``width`` characters: #, launch (what it computes,
     names.py), kind, the timing columns where it was timed, and the launch's full name (as the panel's hover and
-    detail have it) in the room left (none where less than 60 characters are left for both names)."""
+    detail have it) in the room left (none where less than 70 characters are left for both names)."""
     timed = any(launch.timing and launch.timing.in_graph_ms is not None for launch in graph.launches)
     bounds = [launch.timing.bound for launch in graph.launches if launch.timing and launch.timing.bound]
     bound_w = max(len("bound"), *map(len, bounds)) if bounds else 0  # no column where no launch has a bound
@@ -127,8 +127,8 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
     kind_w = max([4] + [len(k) for k in kinds])
     time_w = 20 + (2 + bound_w if bound_w else 0) if timed else 0  # "  in-graph ms  share  bound"
     rest = width - 7 - (2 + kind_w) - time_w - 2
-    with_full = rest >= 60
-    budget = min(40, rest - 28) if with_full else max(12, rest)
+    with_full = rest >= 70
+    budget = min(40, rest - 30) if with_full else max(12, rest)
     names = column_labels([(launch.name, launch.original_aten, launch.kernel_name is not None)
                            for launch in graph.launches], budget)
     name_w = max([6] + [len(n) for n in names])
