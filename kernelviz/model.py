@@ -527,9 +527,9 @@ class StepSplit:
 
 class Document:
     """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
-    page's and the MIME bundle's, relative to this package) are imported only when called."""
+    page's, the MIME bundle's and the text summary's, relative to this package) are imported only when called."""
 
-    _views: tuple[str, str] = (".views.html", ".views.display")
+    _views: tuple[str, str, str] = (".views.html", ".views.display", ".views.text")
 
     def to_html(self) -> str:
         """A self-contained HTML page (no script, no network)."""
@@ -541,6 +541,10 @@ class Document:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return importlib.import_module(self._views[1], __package__).mimebundle(self.wait_stages())
+
+    def __str__(self) -> str:
+        """The text summary, at the terminal's width (what ``kernelviz show`` prints)."""
+        return importlib.import_module(self._views[2], __package__).summary(self.wait_stages())
 
     def wait_stages(self) -> Document:
         """This document, once what is still read in the background is in it (see :class:`Capture`)."""
@@ -706,7 +710,7 @@ class Ranks(Document):
     warnings: list[str] = field(default_factory=list)
     format: str = RANKS_FORMAT
     schema_version: int = SCHEMA_VERSION
-    _views = (".views.ranks_html", ".views.ranks_display")  # the page: the ranks compared, then the reference
+    _views = (".views.ranks_html", ".views.ranks_display", ".views.ranks_text")  # the page: the ranks compared, then the reference
 
     def capture(self, rank: int) -> Capture:
         """The capture of ``rank`` (only the reference rank's once summarised)."""

@@ -10,7 +10,7 @@ import { build } from "esbuild";
 const here = dirname(fileURLToPath(import.meta.url));
 const src = join(here, "..", "kernelviz", "static", "src");
 const hash = createHash("sha256");
-for (const name of readdirSync(src).filter((n) => n.endsWith(".js")).sort()) {
+for (const name of readdirSync(src).filter((n) => n.endsWith(".js") || n.endsWith(".json")).sort()) {
   hash.update(name + "\0" + readFileSync(join(src, name), "utf8") + "\0");
 }
 

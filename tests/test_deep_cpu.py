@@ -97,7 +97,8 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
     for item in (first, second, graph):
         item.repro.expected = []
     expect([graph], progress=False)
-    assert first.repro.error == "the captured code crashed on inputs made from the specs: exit status 5"
+    assert first.repro.error.startswith("the captured code crashed on inputs made from the specs: exit status 5 (")
+    assert "cap.bench(repros=True)" in first.repro.error
     assert second.repro.error is None and [e.name for e in second.repro.expected] == [
         e.name for e in cpu_mlp.graphs[0].kernels[1].repro.expected]
     assert graph.repro.error == first.repro.error  # call() runs that kernel too: a third process, same end
@@ -110,13 +111,14 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
 
 def test_no_repro_without_a_recorded_launch_says_why_in_one_line():
     graph = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py").graphs[0]
-    with pytest.raises(ReproError, match=r"^no launch of cpp_fused_gelu_0 was recorded: time the capture"):
+    with pytest.raises(ReproError, match=r"^no launch of cpp_fused_gelu_0 was recorded for a repro: .*cap\.bench\(repros=True\)"):
         graph.kernels[0].to_repro()
     with pytest.raises(ReproError, match=r"^no launch of graph 2_forward's call\(\) was recorded"):
         graph.to_repro()
     view = kernel_view(kernelviz.Capture(graphs=[graph]), f"0/{graph.kernels[0].name}")
     assert view["repro"]["script"] is None and view["repro"]["reason"].startswith("no launch of")
-    assert view["ir"] == {"stages": [], "notes": ["cpp kernels have no Triton stages"], "facts": None}
+    assert view["ir"] == {"stages": [], "notes": ["cpp kernels have no Triton stages: their source is in the Kernel tab"],
+                          "facts": None}
 
 
 def test_jiterator_calls_become_entries_every_view_reads():
@@ -272,7 +274,8 @@ class _SlowKernel:
 def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps_the_capture():
     from kernelviz.ir import read_in_background
 
-    never_ran = "0 launchers: the kernel has not run (autotuning picks one when it does)"
+    never_ran = ("0 launchers: the kernel has not run (autotuning picks one when it does): run the compiled code "
+                 "inside the capture to see what it compiled to")
     for use in (lambda c: c.to_json(), copy.deepcopy, lambda c: c._repr_mimebundle_(),
                 lambda c: c.bench(progress=False)):
         cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")

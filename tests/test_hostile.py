@@ -136,6 +136,7 @@ def test_panel_in_chromium_runs_nothing_and_shows_every_hostile_string(tmp_path)
         page.goto(f"{url}/index.html")
         page.wait_for_selector(".kv-row")
         seen = [page.locator(".kv-panel").inner_text()]
+        titles = "() => [...document.querySelectorAll('[title]')].map((el) => el.title).join('\\n')"
         for g in range(len(cap.graphs)):
             if g:
                 page.locator(".kv-graph").select_option(str(g))
@@ -143,6 +144,7 @@ def test_panel_in_chromium_runs_nothing_and_shows_every_hostile_string(tmp_path)
             for i in range(page.locator(".kv-row").count()):
                 page.locator(".kv-row").nth(i).click()
                 seen.append(page.locator(".kv-panel").inner_text())
+                seen.append(page.evaluate(titles))  # what is shortened on screen (a long path) is whole on hover
             page.locator(".kv-tab").nth(1).click()
             seen.append(page.locator(".kv-panel").inner_text())
         assert page.evaluate("window.pwned") is None

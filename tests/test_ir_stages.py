@@ -207,7 +207,8 @@ def test_stage_view_tokens_cover_each_stage_and_say_why_when_none(monkeypatch):
     monkeypatch.setattr(stages, "cache_root", lambda: str(STAGES_DIR))
     name = "triton_per_fused_native_layer_norm_relu_0"
     kernel = _kernel(name)
-    assert stages_view(kernel)["notes"] == ["compiled stages are kept for Triton kernels captured on a GPU"]
+    assert stages_view(kernel)["notes"] == ["compiled stages are kept for Triton kernels that ran on a GPU: capture "
+                                            "the code on a CUDA device to see them"]
 
     def launcher():
         pass

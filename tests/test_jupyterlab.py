@@ -150,7 +150,7 @@ def _check_view(page, theme: str) -> None:
     wrap.evaluate("w => { w.scrollTop = w.scrollHeight; }")
     panel.locator(".kv-gap-row").wait_for()  # the last row, drawn once scrolled into view
     wrap.evaluate("w => { w.scrollTop = 0; }")
-    panel.locator(".kv-row").filter(has_text="triton_poi").first.click()
+    panel.locator(".kv-row").filter(has=page.locator("td[title^='triton_poi']")).first.click()  # the full name
     page.wait_for_selector(".jp-RenderedKernelviz:visible .kv-source.kv-highlighted")
     source = panel.locator(".kv-source")
     node = panel.locator(".kv-node.kv-linked").last
@@ -188,7 +188,7 @@ def test_saved_capture_renders_without_a_kernel(tmp_path):
         assert panel.count() == 1
         rows = panel.locator(".kv-row")
         assert rows.count() >= 2
-        rows.filter(has_text="cpp_fused").first.click()
+        rows.filter(has=page.locator("td[title^='cpp_fused']")).first.click()  # names show the ops, titles in full
         page.wait_for_selector(".jp-RenderedKernelviz .kv-source.kv-highlighted")
         assert panel.locator(".kv-tok-k").count() > 0  # pygments tokens, built as spans from text
         assert "Source nodes → ATen nodes" in panel.locator(".kv-meta").inner_text()
@@ -278,7 +278,7 @@ def test_saved_capture_renders_in_notebook_7(tmp_path):
     with jupyterlab(tmp_path, app="notebook") as url, chromium_page() as page:
         page.goto(f"{url}/notebooks/saved.ipynb")
         page.wait_for_selector(".jp-RenderedKernelviz .kv-row", timeout=90000)
-        page.locator(".jp-RenderedKernelviz .kv-row").filter(has_text="cpp_fused").first.click()
+        page.locator(".jp-RenderedKernelviz .kv-row").filter(has=page.locator("td[title^='cpp_fused']")).first.click()
         page.wait_for_selector(".jp-RenderedKernelviz .kv-source.kv-highlighted")
         page.screenshot(path=str(SHOTS / "notebook7_saved.png"))
         # Notebook 7.6.5's own settings loader throws once at start-up (also on its file browser page)

@@ -109,10 +109,12 @@ def test_summary_says_what_the_graph_was_timed_on_and_shows_the_gap_row():
     graph.launches[0].timing = LaunchTiming(in_graph_ms=0.008, flushed_ms=0.009, bytes=16_000_000, grid=4096,
                                             share=0.8)
     roofline.fill(graph.launches[0].timing, H100, sm_count=132, kernel=graph.kernels[0])
-    lines = summary(cap).splitlines()
+    lines = summary(cap, 140).splitlines()
     assert "  timed on recreated inputs (made-up values for arg0_1)" in lines
-    assert "triton             0.0080 ms  80.0% memory    ate" in lines[-2]
-    assert lines[-1].split() == ["gap", "(between", "launches)", "0.0020", "ms"]
+    assert lines[-3].split() == ["#", "launch", "kind", "in-graph", "ms", "share", "bound", "name"]
+    assert lines[-2] == ("    0  add · mul · relu · sigmoid · sub _0  triton       0.0080  80.0%  memory  "
+                         "triton_poi_fused_add_mul_relu_sigmoid_sub_0")
+    assert lines[-1].split() == ["gap", "(between", "launches)", "0.0020"]
     assert "timed on recreated inputs (made-up values for arg0_1) · GPU busy 0.0100 ms" in cap.to_html()
 
 

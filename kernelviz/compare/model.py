@@ -109,7 +109,7 @@ class Headline:
 class Diff(Document):
     """Capture ``a`` (before) against capture ``b`` (after)."""
 
-    _views = (".views.diff_html", ".views.diff_display")
+    _views = (".views.diff_html", ".views.diff_display", ".views.diff_text")
 
     a: Capture
     b: Capture

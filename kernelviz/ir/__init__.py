@@ -77,7 +77,8 @@ def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None) -> KernelIR
     ir = KernelIR()
     launchers = getattr(obj, "launchers", None) or []
     if len(launchers) != 1:
-        ir.notes.append(f"{len(launchers)} launchers: the kernel has not run (autotuning picks one when it does)")
+        ir.notes.append(f"{len(launchers)} launchers: the kernel has not run (autotuning picks one when it does): "
+                        "run the compiled code inside the capture to see what it compiled to")
         return ir
     launcher = launchers[0]
     ir.num_regs, ir.num_spills, ir.shared_bytes = (_int(getattr(launcher, a, None)) for a in ("n_regs", "n_spills",

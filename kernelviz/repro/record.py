@@ -42,7 +42,8 @@ def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list
     except Exception as exc:  # noqa: BLE001 - the repro is extra: timing and the capture stay usable
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             torch.cuda.empty_cache()
-        reason = f"repro not recorded: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        reason = (f"repro not recorded: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+                  "(cap.bench(repros=True) tries again)")
         graph.warnings.append(reason)
         graph.repro = ReproRecord(error=reason)  # nothing half-recorded is offered as a repro
         for kernel in graph.kernels:
@@ -201,7 +202,8 @@ def expect(graphs: list[Graph], progress: Any = True) -> None:
                 records[index].expected = [OutputCheck(**summary) for summary in answer]
         start = max(answers, default=start - 1) + 1
         if crash and start < len(jobs):  # the child died in this job without a word
-            records[start].error = f"the captured code crashed on inputs made from the specs: {crash}"
+            records[start].error = (f"the captured code crashed on inputs made from the specs: {crash} (time it on "
+                                    "the tensors it ran with: cap.bench(repros=True) in the process that captured it)")
             start += 1
     bar.close()
 

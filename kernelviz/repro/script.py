@@ -58,7 +58,8 @@ def _main(title: str, timer: str) -> str:
 
 def _record(rec: ReproRecord | None, what: str) -> ReproRecord:
     if rec is None:
-        raise ReproError(f"no launch of {what} was recorded: time the capture (cap.bench()) where it can run")
+        raise ReproError(f"no launch of {what} was recorded for a repro: time the capture with repros on, "
+                         "cap.bench(repros=True), where its device is (plain cap.bench() records none)")
     if rec.error:
         raise ReproError(rec.error)
     if not rec.expected:

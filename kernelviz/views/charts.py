@@ -13,11 +13,11 @@ import math
 from html import escape
 
 from ..model import DevicePeaks, Graph, Launch
-from .text import launch_kind
+from .text import launch_kind, plural
 
 KIND_COLOURS = {"triton": "#4e79a7", "triton_template": "#b07aa1", "cpp": "#59a14f", "extern": "#f28e2b"}
 OTHER_COLOUR = "#76b7b2"
-W, LEFT, RIGHT, TOP, BOTTOM = 460, 46, 12, 16, 30
+W, LEFT, RIGHT, TOP, BOTTOM = 460, 46, 12, 18, 38  # user units; drawn 1:1 (report.css), text at 13
 
 
 class _Log:
@@ -53,13 +53,13 @@ def _line(x1: float, y1: float, x2: float, y2: float, cls: str = "kv-roof") -> s
 
 
 def _x_axis(scale: _Log, y: float) -> str:
-    ticks = "".join(_line(scale(v), y, scale(v), y + 4, "kv-tick") + _text(scale(v), y + 14, _tick(v), "middle")
+    ticks = "".join(_line(scale(v), y, scale(v), y + 4, "kv-tick") + _text(scale(v), y + 17, _tick(v), "middle")
                     for v in scale.decades())
     return _line(scale.a, y, scale.b, y, "kv-tick") + ticks
 
 
 def _y_axis(scale: _Log, x: float) -> str:
-    ticks = "".join(_line(x - 4, scale(v), x, scale(v), "kv-tick") + _text(x - 6, scale(v) + 3, _tick(v), "end")
+    ticks = "".join(_line(x - 4, scale(v), x, scale(v), "kv-tick") + _text(x - 6, scale(v) + 4, _tick(v), "end")
                     for v in scale.decades())
     return _line(x, scale.a, x, scale.b, "kv-tick") + ticks
 
@@ -76,7 +76,7 @@ def _point(x: float, y: float, graph: Graph, launch: Launch, title: str) -> str:
 
 
 def _flop_chart(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None, dtypes: list[str]) -> str:
-    h = 210
+    h = 220
     bw = peaks.dram_gb_per_s if peaks else None
     ceilings = [(d, peaks.tflops[d]) for d in dtypes if peaks and peaks.tflops.get(d)]
     xs = [t.flops / t.bytes for t in (launch.timing for launch in launches)]
@@ -86,16 +86,16 @@ def _flop_chart(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None,
     x, y = _Log(xs, 3, LEFT, W - RIGHT), _Log(ys, 3, h - BOTTOM, TOP)
     x0, x1 = 10 ** x.lo, 10 ** x.hi
     body = [_x_axis(x, h - BOTTOM), _y_axis(y, LEFT), _text(W - RIGHT, h - 2, "FLOP per byte", "end"),
-            _text(4, 10, "TFLOP/s")]
+            _text(4, 12, "TFLOP/s")]
     if bw:
-        top = max([v for _, v in ceilings] + [10 ** y.hi])
+        top = max(v for _, v in ceilings) if ceilings else 10 ** y.hi  # the diagonal ends at the ridge
         xr = min(x1, top * 1000 / bw)
         body += [_line(x(x0), y(x0 * bw / 1000), x(xr), y(xr * bw / 1000)),
                  _text(x(x0) + 4, y(x0 * bw / 1000) + 12, f"DRAM {bw:.0f} GB/s", cls="kv-roof-label")]
     for dtype, v in ceilings:
         start = max(x0, v * 1000 / bw) if bw else x0
         body += [_line(x(start), y(v), x(x1), y(v)),
-                 _text(x(x1) - 2, y(v) + 10, f"{dtype} {v:.0f} TFLOP/s", "end", "kv-roof-label")]
+                 _text(x(x1) - 2, y(v) - 5, f"{dtype} {v:.0f} TFLOP/s", "end", "kv-roof-label")]
     for launch in launches:
         t = launch.timing
         title = f"#{launch.index} {launch.name}: {t.flops / t.bytes:.3g} FLOP/B, {t.tflop_per_s:.3g} TFLOP/s"
@@ -104,17 +104,17 @@ def _flop_chart(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None,
 
 
 def _bandwidth_strip(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None) -> str:
-    h, top = 84, 14
-    bottom = h - 30
+    h, top = 92, 18
+    bottom = h - 36
     bw = peaks.dram_gb_per_s if peaks else None
     x = _Log([launch.timing.gb_per_s for launch in launches] + ([bw] if bw else []), 2, LEFT, W - RIGHT)
     body = [_x_axis(x, bottom), _text(W - RIGHT, h - 2, "GB/s achieved in the graph", "end"),
-            _text(4, top + 4, "no FLOPs")]
+            _text(4, top + 6, "no FLOPs")]
     if bw:
         xp = x(bw)
         body += [f'<rect class="kv-cache-zone" x="{xp:.1f}" y="{top}" width="{W - RIGHT - xp:.1f}" '
                  f'height="{bottom - top}"/>', _line(xp, top - 4, xp, bottom),
-                 _text(xp - 3, top - 2, f"DRAM peak {bw:.0f} GB/s · right of it: cache-resident", "end",
+                 _text(xp - 3, top - 4, f"DRAM peak {bw:.0f} GB/s", "end",
                        "kv-roof-label")]
     kinds = list(dict.fromkeys(launch_kind(graph, launch) for launch in launches))
     spread = (bottom - top - 12) / max(1, len(kinds))
@@ -141,8 +141,10 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
         [_bandwidth_strip(graph, memory, peaks)] if memory else [])
     kinds = list(dict.fromkeys(launch_kind(graph, launch) for launch in flops + memory))
     parts.append(_legend(kinds))
+    known = peaks is not None and bool(peaks.dram_gb_per_s or peaks.tflops)
     source = (f"ceilings of {peaks.device}: {peaks.source or 'source not given'}"
-              if peaks and (peaks.dram_gb_per_s or peaks.tflops) else "no ceilings: this device's peaks are not known")
+              + ("; right of the DRAM peak: cache-resident (inputs in L2)" if memory and peaks.dram_gb_per_s else "")
+              if known else "no ceilings: this device's peaks are not known (so no % of a roof either)")
     return (f'<figure class="kv-figure"><figcaption>Roofline</figcaption>{"".join(parts)}'
             f'<div class="kv-hint">{escape(source)}</div></figure>')
 
@@ -150,10 +152,10 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
 def _legend(kinds: list[str]) -> str:
     body, at = [], LEFT
     for kind in kinds:
-        body.append(f'<rect x="{at}" y="4" width="8" height="8" fill="{KIND_COLOURS.get(kind, OTHER_COLOUR)}"/>'
-                    + _text(at + 11, 11, kind))
-        at += 11 + 6 * len(kind) + 10
-    return _svg("kv-legend", 14, "kinds", "".join(body))
+        body.append(f'<rect x="{at}" y="5" width="9" height="9" fill="{KIND_COLOURS.get(kind, OTHER_COLOUR)}"/>'
+                    + _text(at + 11, 14, kind))
+        at += 11 + 7.5 * len(kind) + 12
+    return _svg("kv-legend", 18, "kinds", "".join(body))
 
 
 def timeline_svg(graph: Graph) -> str:
@@ -166,7 +168,7 @@ def timeline_svg(graph: Graph) -> str:
     lane_h, top = 22, 8
     h = top + lane_h * len(lanes) + BOTTOM
     total = sum(launch.timing.in_graph_ms for launch in timed) + gap
-    left = 64
+    left = 78
 
     def x(ms: float) -> float:
         return left + (W - RIGHT - left) * ms / (total or 1)
@@ -176,7 +178,7 @@ def timeline_svg(graph: Graph) -> str:
     step = _nice_step(total / 6)
     ticks = [i * step for i in range(int(total / step) + 1)] if step else []
     body += [_line(left, axis_y, W - RIGHT, axis_y, "kv-tick")] + [
-        _line(x(t), axis_y, x(t), axis_y + 4, "kv-tick") + _text(x(t), axis_y + 14, f"{t:g}", "middle") for t in ticks]
+        _line(x(t), axis_y, x(t), axis_y + 4, "kv-tick") + _text(x(t), axis_y + 17, f"{t:g}", "middle") for t in ticks]
     clock = "CPU wall clock" if graph.device == "cpu" else "GPU"
     body.append(_text(W - RIGHT, h - 2, f"ms ({clock}, launches back to back)", "end"))
     at = 0.0
@@ -192,7 +194,7 @@ def timeline_svg(graph: Graph) -> str:
                     f'width="{max(0.6, x(at + gap) - x(at)):.2f}" height="{lane_h - 6}"><title>'
                     f"gap {gap:.4g} ms: GPU busy time not covered by launches</title></rect>")
     svg = _svg("kv-timeline", h, "timeline of call(): launches in order with their in-graph time", "".join(body))
-    caption = f"{len(timed)} launches {total - gap:.4g} ms" + (f" + gap {gap:.4g} ms" if gap else "")
+    caption = f"{plural(len(timed), 'launch')} {total - gap:.4g} ms" + (f" + gap {gap:.4g} ms" if gap else "")
     return (f'<figure class="kv-figure"><figcaption>call() timeline</figcaption>{svg}'
             f'<div class="kv-hint">{escape(caption)}</div></figure>')
 

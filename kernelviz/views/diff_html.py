@@ -16,9 +16,11 @@ from pathlib import Path
 
 from ..compare.measures import time_delta
 from ..compare.model import Diff, Group, Measure
+from ..model import Launch
 from .diff_source import line_runs, source_diff, unified
-from .diff_text import change, delta, name_parts, names, side, value
+from .diff_text import change, delta, names, side, value
 from .html import _css
+from .names import short_name
 
 FOLD = 6  # a run of at least this many unchanged groups is folded into one row
 DETAILS = 200  # groups per graph pair whose source diff the page holds (the biggest changes of time first)
@@ -46,11 +48,11 @@ def _badge(relation: str) -> str:
     return f'<span class="kv-badge kv-rel-{escape(relation)}">{escape(relation)}</span>'
 
 
-def launch_name(name: str) -> str:
-    """A launch's name shortened as the panel shortens it: the head clipped with an ellipsis where the
-    cell is narrow, the suffix that tells kernels apart always shown, the full name on hover."""
-    head, tail = name_parts(name)
-    return (f'<span class="kv-name" title="{escape(name)}"><span class="kv-clip">{escape(head)}</span>'
+def launch_name(launch: Launch) -> str:
+    """A launch's name as the launch table shows it (what it computes, its counter; views/names.py): the head
+    clipped with an ellipsis where the cell is narrow, the counter always shown, the full name on hover."""
+    head, tail = short_name(launch.name, launch.original_aten, generated=launch.kernel_name is not None)
+    return (f'<span class="kv-name" title="{escape(launch.name)}"><span class="kv-clip">{escape(head)}</span>'
             f'<span class="kv-tail">{escape(tail)}</span></span>')
 
 
@@ -63,7 +65,7 @@ def _side(diff: Diff, group: Group, which: str, link: str | None = None) -> str:
         return '<td class="kv-c-name kv-none"></td>'
     lines = []
     for i in indices:
-        text = f'<span class="kv-idx">{i}</span>{launch_name(graph.launches[i].name)}'
+        text = f'<span class="kv-idx">{i}</span>{launch_name(graph.launches[i])}'
         lines.append(f'<div class="kv-launch"><a href="#{link}">{text}</a></div>' if link
                      else f'<div class="kv-launch">{text}</div>')
     return f'<td class="kv-c-name">{"".join(lines)}</td>'
@@ -247,7 +249,7 @@ def _inline(diff: Diff, group: Group, which: str) -> str:
     graph, indices = (ga, group.a) if which == "a" else (gb, group.b)
     if graph is None or not indices:
         return "-"
-    return " + ".join(f'<code>{launch_name(graph.launches[i].name)}</code>' for i in indices)
+    return " + ".join(f'<code>{launch_name(graph.launches[i])}</code>' for i in indices)
 
 
 def report(diff: Diff) -> str:

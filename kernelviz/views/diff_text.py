@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from ..compare.model import Diff, Group, Measure
 from ..model import Capture
-from .html import _NAME_TAIL
 from .text import size
-
-
-def name_parts(name: str) -> tuple[str, str]:
-    """A launch's name as a head that may be clipped and the tail that tells kernels apart (its number, or an
-    extern call's function), as the panel's rows.js ``nameParts`` splits it."""
-    m = _NAME_TAIL.match(name)
-    return (m.group(1), m.group(2)) if m and m.group(1) else (name, "")
 
 
 def value(x, unit: str = "") -> str:

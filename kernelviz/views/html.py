@@ -9,20 +9,20 @@ through ``escape`` (pygments escapes the highlighted source), so a saved page ne
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from html import escape
 from pathlib import Path
 
 from pygments.formatters import HtmlFormatter
 
-from ..model import Capture, Graph, Kernel, Launch
+from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .highlight import language, runs
 from .memory import timeline
+from .names import column_level, short_name
 from .stages import STAGE_TITLE
-from .text import compile_story, dynamo_lines, headline, launch_kind, size, timed_on
+from .text import compile_story, dynamo_lines, headline, launch_kind, plural, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -47,7 +47,7 @@ def _cell(text: str, cls: str = "", title: str | None = None) -> str:
     return f'<td class="{cls}">{text}</td>' if cls else f"<td>{text}</td>"
 
 
-_NAME_TAIL = re.compile(r"^(.*?)((?:_\d+)|(?:\.[^.]+))$")  # as the panel's rows.js nameParts
+_NAME_CHARS = 40  # a launch's name in the report: what it computes in this many characters (names.py)
 _HEAD = ("#", "launch", "kind", "in-graph ms", "share", "isolated ms", "achieved", "% roof", "bound", "bytes",
          "original ATen", "source nodes")
 
@@ -67,11 +67,11 @@ def _rate(launch: Launch) -> str:
     return f"{t.gb_per_s:.3g} GB/s" + (" cache-resident" if t.cache_resident else "")
 
 
-def _roof(launch: Launch) -> str:
+def _roof(launch: Launch, peaks_known: bool) -> str:
     """% of the roofline (as the panel's rows.js): of the peak that bounds the launch; where the bound is not
-    known, the figure says which peak it is of."""
+    known, the figure says which peak it is of; nothing where the device's peaks are not known."""
     t = launch.timing
-    if t is None:
+    if t is None or not peaks_known:
         return ""
     if t.bound == "compute" and t.pct_peak_flops is not None:
         pct, tag = t.pct_peak_flops, "flop"
@@ -92,13 +92,13 @@ def _share(share: float | None) -> str:
     return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
 
 
-def _row(graph: Graph, launch: Launch) -> str:
+def _row(graph: Graph, launch: Launch, peaks_known: bool, level: int) -> str:
     t = launch.timing
     kernel = next((k for k in graph.kernels if k.name == launch.kernel_name), None)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
-    m = _NAME_TAIL.match(launch.name)
-    head, tail = (m.group(1), m.group(2)) if m and m.group(1) else (launch.name, "")
-    name = f'<span class="kv-clip">{escape(head)}</span>{escape(tail)}'  # the suffix that tells kernels apart stays
+    head, tail = short_name(launch.name, launch.original_aten, _NAME_CHARS, generated=launch.kernel_name is not None,
+                            level=level)
+    name = escape(head) + (f' <span class="kv-name-tail">{escape(tail)}</span>' if tail else "")
     if kernel:
         name = f'<a href="#{_anchor(graph, kernel)}">{name}</a>'
     aten, nodes = ", ".join(launch.original_aten), ", ".join(launch.source_nodes)
@@ -106,15 +106,18 @@ def _row(graph: Graph, launch: Launch) -> str:
         _cell(str(launch.index), "kv-num"), f'<td class="kv-name" title="{escape(launch.name)}">{name}</td>',
         _cell(escape(launch_kind(graph, launch))), _cell(_num(t.in_graph_ms if t else None, 4), "kv-num"),
         _share(t.share if t else None), _cell(_num(iso, 4), "kv-num"), _cell(escape(_rate(launch)), "kv-num"),
-        _cell(_roof(launch), "kv-num"), _cell(escape(t.bound or "") if t else ""),
+        _cell(_roof(launch, peaks_known), "kv-num"), _cell(escape(t.bound or "") if t else ""),
         _cell(size(t.bytes) if t else "", "kv-num"), _cell(escape(aten), "", aten),
         _cell(escape(nodes), "", nodes)]) + "</tr>"
 
 
-def launch_table(graph: Graph) -> str:
+def launch_table(graph: Graph, peaks: DevicePeaks | None = None) -> str:
     """The launch table with the panel's columns, and the gap as its last row."""
     head = "".join(f"<th>{h}</th>" for h in _HEAD)
-    rows = "".join(_row(graph, launch) for launch in graph.launches)
+    known = peaks is not None and bool(peaks.dram_gb_per_s or peaks.tflops)
+    level = column_level([(launch.name, launch.original_aten, launch.kernel_name is not None)
+                          for launch in graph.launches], _NAME_CHARS)
+    rows = "".join(_row(graph, launch, known, level) for launch in graph.launches)
     if graph.gap_ms is not None:
         share = graph.gap_ms / graph.gpu_busy_ms if graph.gpu_busy_ms else None
         rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'
@@ -139,8 +142,8 @@ def wrapper_view(graph: Graph) -> str:
         peak = ' class="kv-peak"' if step == memory.peak_step else ""
         rows.append(f"<tr{peak}><td>{line}</td><td>{escape(what)}</td><td><code>{escape(name)}</code></td>"
                     f"<td>{escape(detail)}</td><td>{size(current)}</td></tr>")
-    unknown = f" (+ {len(memory.unknown)} buffers of unknown size)" if memory.unknown else ""
-    return (f"<details><summary>Wrapper call(): {len(steps)} steps, peak memory of the buffers it allocates "
+    unknown = f" (+ {plural(len(memory.unknown), 'buffer')} of unknown size)" if memory.unknown else ""
+    return (f"<details><summary>Wrapper call(): {plural(len(steps), 'step')}, peak memory of the buffers it allocates "
             f"{size(memory.peak)}{unknown}</summary><table class=\"kv-small\"><tr><th>line</th><th>step</th>"
             f"<th>name</th><th>detail</th><th>live</th></tr>{''.join(rows)}</table></details>")
 
@@ -216,10 +219,10 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> st
     caller = (f"<p>Ran from <code>{escape(graph.caller.file)}:{graph.caller.line}</code> "
               f"<code>{escape(graph.caller.code)}</code></p>" if graph.caller else "")
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
-            f"{len(graph.launches)} launches, peak memory {size(memory.peak)})</small></h3>"
+            f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
-            + launch_table(graph) + counters_section(graph) + wrapper_view(graph)
+            + launch_table(graph, capture.peaks) + counters_section(graph) + wrapper_view(graph)
             + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
 
 

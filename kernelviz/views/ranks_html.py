@@ -7,6 +7,7 @@ from html import escape
 
 from ..model import RankGraph, RankInfo, RankLaunch, Ranks
 from .html import _css, graph_section, header
+from .names import label
 from .ranks_text import PARTS, headline
 
 PART_COLOURS = {"compute": "#4e79a7", "overlap": "#9c755f", "comm": "#e15759", "idle": "#d3d3d3"}
@@ -109,8 +110,8 @@ def launch_table(ranks: Ranks, graph: RankGraph) -> str:
 
 
 def _launch_row(launch: RankLaunch, order: list[int], summarised: bool) -> str:
-    cells = f'<td class="kv-num">{launch.index}</td><td title="{escape(launch.name)}"><span class="kv-clip">' \
-            f'{escape(launch.name)}</span></td><td>{escape(launch.collective or "")}</td>'
+    cells = f'<td class="kv-num">{launch.index}</td><td class="kv-name" title="{escape(launch.name)}">' \
+            f'{escape(label(launch.name))}</td><td>{escape(launch.collective or "")}</td>'
     if summarised:
         cells += "".join(f'<td class="kv-num">{_ms(launch.stats.get(k))}</td>' for k in _PERCENTILES)
     else:

@@ -20,8 +20,9 @@ def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
     their tokens would add about as much as the text)."""
     ir = kernel.ir
     if ir is None:
-        reason = ("compiled stages are kept for Triton kernels captured on a GPU" if kernel.kind.startswith("triton")
-                  else f"{kernel.kind} kernels have no Triton stages")
+        reason = ("compiled stages are kept for Triton kernels that ran on a GPU: capture the code on a CUDA device "
+                  "to see them" if kernel.kind.startswith("triton")
+                  else f"{kernel.kind} kernels have no Triton stages: their source is in the Kernel tab")
         return {"stages": [], "notes": [reason], "facts": None}
     stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name), "bytes": s.bytes,
                "truncated_bytes": s.truncated_bytes, "tool": s.tool}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
+from .names import column_labels
 from .ranks_text import split_line
 
 
@@ -13,6 +16,11 @@ def launch_kind(graph: Graph, launch: Launch) -> str:
     if launch.kernel_name is None:
         return "extern"
     return next((k.kind for k in graph.kernels if k.name == launch.kernel_name), "kernel")
+
+
+def plural(n: int, word: str) -> str:
+    """``1 launch``, ``2 launches``, ``3 graphs``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith(("s", "sh", "ch", "x")) else f"{n} {word}s"
 
 
 def size(nbytes: int | None) -> str:
@@ -61,8 +69,9 @@ def compile_story(capture: Capture) -> str:
         n = len(by["compiled"])
         parts.append(f"compiled {n} graph{'s' * (n != 1)} in {seconds(by['compiled']):.2f} s")
     if by["fx_cache_hit"]:
-        n = len(by["fx_cache_hit"])
-        parts.append(f"{n} graph{'s' * (n != 1)} from Inductor's FX graph cache in {seconds(by['fx_cache_hit']):.2f} s")
+        hit_s = seconds(by["fx_cache_hit"])
+        parts.append(f"{plural(len(by['fx_cache_hit']), 'graph')} from Inductor's FX graph cache"
+                     + (f" (loaded in {hit_s:.2f} s)" if hit_s >= 0.005 else ""))
     if by["reused"]:
         parts.append(f"{len(by['reused'])} cached (compile 0 s: compiled before this cell)")
     if unknown:
@@ -74,14 +83,23 @@ EVENT_LABELS = {"graph_break": "graph break", "recompile": "recompile", "skip": 
 
 
 def dynamo_lines(capture: Capture) -> list[str]:
-    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line, dynamo's reason."""
+    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line and dynamo's whole
+    reason (its explanation and hint on lines of their own), one string per event."""
     lines = []
     for event in capture.dynamo:
         where = f" at {event.file}:{event.line}" if event.file else ""
         code = f" `{event.code}`" if event.code else ""
-        reason = (event.reason or "").strip().splitlines()
-        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {reason[0] if reason else ''}")
+        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {(event.reason or '').strip()}")
     return lines
+
+
+def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
+    """``text`` wrapped to ``width``: its first line after ``indent``, the rest (and its own lines) after ``more``."""
+    out = []
+    for i, line in enumerate(text.splitlines() or [""]):
+        out += textwrap.wrap(line.strip(), width, initial_indent=indent if i == 0 else more, subsequent_indent=more,
+                             break_on_hyphens=False) or ([indent.rstrip()] if i == 0 else [""])
+    return out
 
 
 def timed_on(graph: Graph) -> str:
@@ -90,29 +108,64 @@ def timed_on(graph: Graph) -> str:
     return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
 
 
-def summary(capture: Capture, width: int = 110) -> str:
-    """Graphs, then each graph's launches in call() order with kind and ATen ops."""
-    lines = [headline(capture)]
+def _cut(name: str, room: int) -> str:
+    """``name`` in ``room`` characters: its start and its end (the counter) either side of ``…``."""
+    if len(name) <= room:
+        return name
+    end = max(4, room // 3)
+    return name[: room - end - 1] + "…" + name[-end:]
+
+
+def launch_rows(graph: Graph, width: int) -> list[str]:
+    """The graph's launches as a table with a header, in ``width`` characters: #, launch (what it computes,
+    names.py), kind, the timing columns where it was timed, and the launch's full name (as the panel's hover and
+    detail have it) in the room left (none where less than 70 characters are left for both names)."""
+    timed = any(launch.timing and launch.timing.in_graph_ms is not None for launch in graph.launches)
+    bounds = [launch.timing.bound for launch in graph.launches if launch.timing and launch.timing.bound]
+    bound_w = max(len("bound"), *map(len, bounds)) if bounds else 0  # no column where no launch has a bound
+    kinds = [launch_kind(graph, launch) for launch in graph.launches]
+    kind_w = max([4] + [len(k) for k in kinds])
+    time_w = 20 + (2 + bound_w if bound_w else 0) if timed else 0  # "  in-graph ms  share  bound"
+    rest = width - 7 - (2 + kind_w) - time_w - 2
+    with_full = rest >= 70
+    budget = min(40, rest - 30) if with_full else max(12, rest)
+    names = column_labels([(launch.name, launch.original_aten, launch.kernel_name is not None)
+                           for launch in graph.launches], budget)
+    name_w = max([6] + [len(n) for n in names])
+    full_w = rest - name_w
+    timing_head = f"  {'in-graph ms':>11} {'share':>6}" + (f"  {'bound':<{bound_w}}" if bound_w else "")
+    head = (f"  {'#':>3}  {'launch':<{name_w}}  {'kind':<{kind_w}}" + (timing_head if timed else "")
+            + ("  name" if with_full else "")).rstrip()
+    rows = [head]
+    for launch, name, kind in zip(graph.launches, names, kinds):
+        timing = ""
+        if timed:
+            t = launch.timing
+            ms = f"{t.in_graph_ms:11.4f}" if t and t.in_graph_ms is not None else " " * 11
+            share = f"{100 * t.share:5.1f}%" if t and t.share is not None else ""
+            timing = f"  {ms} {share:>6}" + (f"  {(t.bound if t else '') or '':<{bound_w}}" if bound_w else "")
+        full = f"  {_cut(launch.name, full_w)}" if with_full else ""
+        rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{full}".rstrip())
+    if graph.gap_ms is not None:
+        gap = "gap (between launches)" if name_w + kind_w >= 22 else "gap"
+        rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {graph.gap_ms:11.4f}")
+    return rows
+
+
+def summary(capture: Capture, width: int | None = None) -> str:
+    """Graphs, then each graph's launches in call() order as a headed table; ``width``: the terminal's."""
+    width = max(60, width or shutil.get_terminal_size((120, 24)).columns)
+    lines = _wrapped(headline(capture), width, "", "  ")
     story = compile_story(capture)
-    lines += [f"  {story}"] if story else []
-    lines += [f"  {line}" for line in dynamo_lines(capture)]
+    lines += _wrapped(story, width, "  ", "    ") if story else []
+    for line in dynamo_lines(capture):
+        lines += _wrapped(line, width, "  ", "      ")
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
-    lines += [f"  warning: {w}" for w in capture.warnings]
+    lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  warning: {w}" for w in graph.warnings]
-        for launch in graph.launches:
-            aten = ", ".join(launch.original_aten) or "-"
-            timing = ""
-            if launch.timing and launch.timing.in_graph_ms is not None:
-                t = launch.timing
-                share = f" {100 * t.share:5.1f}%" if t.share is not None else ""
-                timing = f" {t.in_graph_ms:9.4f} ms{share} {t.bound or '':<8}"
-            name = launch.name if len(launch.name) <= 52 else launch.name[:51] + "…"
-            row = f"  {launch.index:>3}  {name:<52} {launch_kind(graph, launch):<15}{timing}  {aten}"
-            lines.append(row if len(row) <= width else row[: width - 1] + "…")
-        if graph.gap_ms is not None:
-            lines.append(f"  {'':>3}  {'gap (between launches)':<52} {'':<15} {graph.gap_ms:9.4f} ms")
+        lines += launch_rows(graph, width)
     return "\n".join(lines)

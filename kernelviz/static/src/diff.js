@@ -4,7 +4,7 @@
 // line opcodes (difflib); this module only lays them out.
 import { h, table } from "./dom.js";
 import { headline } from "./header.js";
-import { nameParts } from "./rows.js";
+import { shortName } from "./names.js";
 import { tokenLines } from "./source.js";
 
 const CONTEXT = 3; // unchanged lines kept around each change, as in kernelviz/views/diff_source.py
@@ -63,9 +63,11 @@ export function fullNames(diff, group, side) {
   return graph && idx.length ? idx.map((i) => `${i} ${graph.launches[i].kernel_name || graph.launches[i].op}`).join(" + ") : "-";
 }
 
-/** A launch's name shortened as the launch table shortens it: the head clipped, the tail kept, the full name on hover. */
-function launchName(name) {
-  const [head, tail] = nameParts(name);
+/** A launch's name as the launch table shows it (what it computes, its counter; names.js): the head clipped
+ * where the cell is narrow, the counter kept, the full name on hover. */
+function launchName(launch) {
+  const name = launch.kernel_name || launch.op;
+  const [head, tail] = shortName(name, launch.original_aten, 40, !!launch.kernel_name);
   return h("span", { class: "kv-name", title: name }, h("span", { class: "kv-name-head" }, head), h("span", { class: "kv-name-tail" }, tail));
 }
 
@@ -75,7 +77,7 @@ function sideCell(diff, group, side) {
   const idx = side === "a" ? group.a : group.b;
   if (!graph || !idx.length) return h("td", { class: "kv-c-name kv-none" });
   return h("td", { class: "kv-c-name" }, ...idx.map((i) => h("div", { class: "kv-launch" },
-    h("span", { class: "kv-idx" }, String(i)), launchName(graph.launches[i].kernel_name || graph.launches[i].op))));
+    h("span", { class: "kv-idx" }, String(i)), launchName(graph.launches[i]))));
 }
 
 /** "source nodes + ATen ops 0.91": how a group was matched (empty where added or removed: the badge says so). */
@@ -188,7 +190,7 @@ export function renderDiff(el, data, host = {}) {
     const graph = graphsOf(diff, g)[side === "a" ? 0 : 1];
     const idx = side === "a" ? g.a : g.b;
     if (!graph || !idx.length) return ["-"];
-    return idx.flatMap((i, n) => [...(n ? [" + "] : []), launchName(graph.launches[i].kernel_name || graph.launches[i].op)]);
+    return idx.flatMap((i, n) => [...(n ? [" + "] : []), launchName(graph.launches[i])]);
   }
 
   function graphLabel(k) {

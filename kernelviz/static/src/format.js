@@ -29,4 +29,5 @@ export function fmtRate(value, unit) {
   return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${unit}`;
 }
 
-export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** "1 launch", "2 launches", "3 graphs". */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : /(s|sh|ch|x)$/.test(word) ? "es" : "s"}`;

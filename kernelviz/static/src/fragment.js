@@ -1,6 +1,7 @@
 // A kernel's metadata: source nodes -> ATen nodes, the user's code, and the graph fragment
 // (click a node to light the source lines linked to it). Node rows carry data-node.
 import { h, table } from "./dom.js";
+import { shortPath } from "./names.js";
 
 // One line of Inductor's graph fragment, as kernelviz.model.FragmentNode.from_line reads it (the capture
 // keeps the lines; schemas 1 and 2, which kept the nodes, are read as they are).
@@ -29,11 +30,14 @@ const nodeRow = (n, links, selectNode) => n.op === "unknown"
     h("td", {}, n.users ?? ""));
 
 const locationRow = (loc, label) => h("tr", {},
-  h("td", { class: "kv-loc", title: `${loc.file}:${loc.line}` }, `${loc.file}:${loc.line}`),
+  h("td", { class: "kv-loc kv-mono", title: `${loc.file}:${loc.line}` }, shortPath(`${loc.file}:${loc.line}`, 32)),
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
 
 /** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line). */
 export function metaView(kernel, links, selectNode, caller) {
+  const fragment = table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
+    .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)));
+  fragment.classList.add("kv-fragment"); // below a width its stride and users give way (panel.css)
   const yours = kernel.locations.map((loc) => locationRow(loc, ""));
   if (caller) yours.push(locationRow(caller, "ran the graph"));
   return h("div", { class: "kv-meta" },
@@ -41,6 +45,5 @@ export function metaView(kernel, links, selectNode, caller) {
       Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
     yours.length ? h("div", {}, h("b", {}, "Your code"), table(["file:line", "code", ""], yours)) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
-      table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
-        .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)))));
+      h("span", { class: "kv-hint kv-narrow-only" }, " (stride and users: in a wider output)"), fragment));
 }

@@ -36,7 +36,8 @@ export function compileStory(graphs) {
   const compiled = by("compiled"), hits = by("fx_cache_hit"), reused = by("reused");
   const unknown = graphs.filter((g) => !g.cache && g.compile_s);
   if (compiled.length) parts.push(`compiled ${plural(compiled.length, "graph")} in ${seconds(compiled).toFixed(2)} s`);
-  if (hits.length) parts.push(`${plural(hits.length, "graph")} from Inductor's FX graph cache in ${seconds(hits).toFixed(2)} s`);
+  if (hits.length) parts.push(`${plural(hits.length, "graph")} from Inductor's FX graph cache` +
+    (seconds(hits) >= 0.005 ? ` (loaded in ${seconds(hits).toFixed(2)} s)` : ""));
   if (reused.length) parts.push(`${reused.length} cached (compile 0 s: compiled before this cell)`);
   if (unknown.length) parts.push(`compile ${seconds(unknown).toFixed(2)} s`);
   return parts.join(" · ");

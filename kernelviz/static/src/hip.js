@@ -3,6 +3,7 @@
 // Live: asked of the widget per graph (with the whole texts). Saved: the payload's view.hip annex holds the
 // changed lines, applied here to the code and sources in the model.
 import { h } from "./dom.js";
+import { plural } from "./format.js";
 import { sourceView } from "./source.js";
 
 function hipData(ctx, g) {
@@ -23,7 +24,7 @@ function part(title, before, diff, rocm) {
   const pane = sourceView(text, null, () => {});
   pane.querySelectorAll(".kv-line").forEach((line) => line.classList.toggle("kv-changed", changed.has(Number(line.dataset.line))));
   return h("div", { class: "kv-hip-part" },
-    h("b", {}, title), h("span", { class: "kv-hint" }, ` ${diff.changes.length} lines changed by hipify`),
+    h("b", {}, title), h("span", { class: "kv-hint" }, ` ${plural(diff.changes.length, "line")} changed by hipify`),
     diff.changes.length ? h("details", {}, h("summary", {}, "line diff"), h("pre", { class: "kv-mono kv-script" }, diff.diff)) : null,
     pane);
 }

@@ -5,5 +5,6 @@ import { render } from "./widget.js";
 
 export { renderCapture } from "./panel.js";
 export { decodePayload } from "./payload.js";
+export { nameLabel } from "./names.js";
 export { launchRows } from "./rows.js";
 export default { render };

@@ -16,9 +16,9 @@ export function svgFrame(cls, width, height, label) {
 export function legend(svg, kinds, x, y) {
   let at = x;
   for (const kind of kinds) {
-    svg.append("rect").attr("x", at).attr("y", y - 7).attr("width", 8).attr("height", 8).attr("fill", kindColour(kind));
+    svg.append("rect").attr("x", at).attr("y", y - 9).attr("width", 9).attr("height", 9).attr("fill", kindColour(kind));
     svg.append("text").attr("class", "kv-chart-label").attr("x", at + 11).attr("y", y).text(kind);
-    at += 11 + 6 * kind.length + 10; // about 6 units a character at the charts' font size
+    at += 11 + 7.5 * kind.length + 12; // about 7.5 units a character at the charts' font size (the table's)
   }
 }
 

@@ -2,9 +2,9 @@
 import { markSelected, chartsView } from "./charts.js";
 import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
-import { fmtMs } from "./format.js";
+import { fmtMs, plural } from "./format.js";
 import { headerView } from "./header.js";
-import { isTimed, launchRows } from "./rows.js";
+import { isTimed, launchRows as rowsOf } from "./rows.js";
 import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
 import { TABS, firstTab, tabsFor } from "./views.js";
 
@@ -23,6 +23,7 @@ export function renderCapture(el, data, host = {}) {
   const root = h("div", { class: "kv-panel" });
   el.replaceChildren(root);
   let table = null;
+  const launchRows = (graph) => rowsOf(graph, cap.peaks || null);
 
   // Tokens and links of a kernel: in the saved data, or asked of the live widget once.
   const kernelData = (key) => {
@@ -38,7 +39,7 @@ export function renderCapture(el, data, host = {}) {
     if (cap.graphs.length < 2) return null;
     const select = h("select", { class: "kv-graph", onchange: (e) => {
       state.graph = Number(e.target.value); state.selected = null; draw(); } },
-      ...cap.graphs.map((gr, i) => h("option", { value: String(i) }, `${gr.id} (${gr.kind}, ${gr.launches.length} launches)`)));
+      ...cap.graphs.map((gr, i) => h("option", { value: String(i) }, `${gr.id} (${gr.kind}, ${plural(gr.launches.length, "launch")})`)));
     select.value = String(state.graph);
     return select;
   }
@@ -80,7 +81,8 @@ export function renderCapture(el, data, host = {}) {
     root.querySelector(".kv-toolbar").replaceChildren(...[graphSelect(), h("input", {
       class: "kv-filter", type: "search", placeholder: "filter by name, op, node", value: state.filter,
       oninput: (e) => { state.filter = e.target.value; drawTable(); } }), kindSelect(graph),
-    columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); }),
+    columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); },
+      () => (table ? table.dropped() : [])),
     timingControl(graph), timedNote(graph)].filter(Boolean));
   }
 

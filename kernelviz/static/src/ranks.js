@@ -5,6 +5,7 @@
 // outlier ranks). Python computes every figure (kernelviz/ranks); this module only lays them out.
 import { h, table } from "./dom.js";
 import { fmtMs, plural } from "./format.js";
+import { nameLabel } from "./names.js";
 
 const PARTS = [["compute", "compute_ms"], ["overlap", "overlap_ms"], ["comm", "comm_ms"], ["idle", "idle_ms"]];
 const PERCENTILES = ["p0", "p50", "p90", "p99", "p100"];
@@ -36,11 +37,13 @@ function splitView(ranks) {
   const rows = shown.map((r) => h("tr", { class: r.rank === ranks.step_straggler ? "kv-straggler" : "" },
     h("td", { class: "kv-num" }, r.rank), h("td", {}, r.host || ""), h("td", {}, r.device || ""),
     h("td", {}, splitBar(r.step)), h("td", { class: "kv-num" }, fmtMs(r.step.window_ms)),
-    ...PARTS.map(([, key]) => h("td", { class: "kv-num" }, fmtMs(r.step[key])))));
+    ...PARTS.map(([, key]) => h("td", { class: "kv-num kv-wide-only" }, fmtMs(r.step[key])))));
   const unit = timed[0].step.unit === "gpu" ? "GPU, first to last device activity" : "CPU, the block's wall time";
   const notes = [...new Set(timed.map((r) => r.step.note).filter(Boolean))];
+  const split = table(["rank", "host", "device", "split", "window ms", ...PARTS.map(([l]) => `${l} ms`)], rows);
+  split.querySelectorAll("th").forEach((th, i) => th.classList.toggle("kv-wide-only", i >= 5)); // in the bar's title
   const out = [h("div", { class: "kv-facts" }, `Compute vs communication vs idle of the captured block (${unit})`), legend(),
-    table(["rank", "host", "device", "split", "window ms", ...PARTS.map(([l]) => `${l} ms`)], rows)];
+    split];
   if (shown.length < timed.length) {
     out.push(h("div", { class: "kv-hint" }, `${timed.length} ranks: the 8 with the most compute are shown`));
     out.push(table(["ms over ranks", ...PERCENTILES.map((p) => (p === "p100" ? "max" : p))],
@@ -67,24 +70,43 @@ function graphView(rg) {
     rg.mismatch ? h("div", { class: "kv-mismatch-line" }, rg.mismatch) : null);
 }
 
-/** The graph's launches across ranks. */
+/** A launch's time on each rank in one cell that wraps ("0: 0.0258 · 1: 0.0250 …"), the straggler marked: what
+ * a narrow panel shows instead of a column per rank. */
+function perRankCell(l, order) {
+  return h("td", { class: "kv-rank-list" }, ...l.ms.flatMap((ms, i) => [i ? " · " : "",
+    h("span", { class: order[i] === l.straggler ? "kv-straggler" : "" }, `${order[i]}: ${fmtMs(ms)}`)]));
+}
+
+/** The graph's launches across ranks. A column per rank where the panel has room for them (up to 4 ranks from
+ * 600 px, up to 8 from 900 px), else one cell that wraps (panel.css). */
 function launchesView(ranks, graphId, selected) {
   const launches = ranks.launches.filter((l) => l.graph === graphId);
   if (!launches.some((l) => l.spread !== null && l.spread !== undefined || Object.keys(l.stats).length))
     return h("div", { class: "kv-hint" }, "Not timed on the ranks (capture(bench=True) on every rank times it).");
   const order = ranks.ranks.map((r) => r.rank);
   const spread = (l) => (l.spread === null || l.spread === undefined ? "" : `${Math.round(100 * l.spread)}%`);
-  const head = ["#", "launch", "collective",
-    ...(ranks.summarised ? ["p0", "p50", "p90", "p99", "max"] : order.map((r) => `rank ${r}`)), "spread", "straggler",
-    ...(ranks.summarised ? ["outlier ranks (ms)"] : [])];
+  const coll = launches.some((l) => l.collective); // no column of collectives where the graph has none
+  const first = coll ? 3 : 2; // the first column of times
+  const head = ["#", "launch", ...(coll ? ["collective"] : []),
+    ...(ranks.summarised ? ["p0", "p50", "p90", "p99", "max"] : [...order.map((r) => `rank ${r}`), "ms per rank"]),
+    "spread", "straggler", ...(ranks.summarised ? ["outlier ranks (ms)"] : [])];
   const rows = launches.map((l) => h("tr", { class: l.index === selected ? "kv-selected" : "" },
-    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, l.name), h("td", {}, l.collective || ""),
+    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, nameLabel(l.name)),
+    coll ? h("td", {}, l.collective || "") : null,
     ...(ranks.summarised
       ? PERCENTILES.map((p) => h("td", { class: "kv-num" }, fmtMs(l.stats[p])))
-      : l.ms.map((ms, i) => h("td", { class: "kv-num" + (order[i] === l.straggler ? " kv-straggler" : "") }, fmtMs(ms)))),
+      : [...l.ms.map((ms, i) => h("td", { class: "kv-num kv-rank-col" + (order[i] === l.straggler ? " kv-straggler" : "") },
+        fmtMs(ms))), perRankCell(l, order)]),
     h("td", { class: "kv-num" }, spread(l)), h("td", { class: "kv-num" }, l.straggler ?? ""),
     ...(ranks.summarised ? [h("td", {}, l.outliers.map(([r, ms]) => `${r}: ${fmtMs(ms)}`).join(", "))] : [])));
-  return h("div", { class: "kv-ranks-launches" }, h("div", { class: "kv-hint" }, STRAGGLER_NOTE), table(head, rows));
+  const t = table(head, rows);
+  const rankCols = new Set(order.map((_, i) => first + i)), list = first + order.length;
+  t.querySelectorAll("th").forEach((th, i) => { th.classList.toggle("kv-rank-col", !ranks.summarised && rankCols.has(i));
+    th.classList.toggle("kv-rank-list", !ranks.summarised && i === list);
+    th.classList.toggle("kv-wide-only", ranks.summarised && ["p0", "p90", "p99"].includes(th.textContent)); });
+  if (ranks.summarised) t.querySelectorAll("tbody tr").forEach((tr) => [0, 2, 3].forEach((i) => tr.cells[first + i].classList.add("kv-wide-only")));
+  t.classList.add(order.length <= 4 ? "kv-ranks-few" : order.length <= 8 ? "kv-ranks-some" : "kv-ranks-many");
+  return h("div", { class: "kv-ranks-launches" }, h("div", { class: "kv-hint" }, STRAGGLER_NOTE), t);
 }
 
 export function ranksTab(ctx) {

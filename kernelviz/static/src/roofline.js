@@ -7,9 +7,10 @@ import { scaleLog } from "d3-scale";
 import { h } from "./dom.js";
 import { fmtBytes, fmtRate } from "./format.js";
 import { decades, kindColour, legend, svgFrame, tickLabel } from "./palette.js";
+import { peaksKnown } from "./rows.js";
 
-const W = 460, H = 210, M = { left: 46, right: 12, top: 16, bottom: 30 };
-const STRIP_H = 84;
+const W = 460, H = 220, M = { left: 46, right: 12, top: 18, bottom: 38 };
+const STRIP_H = 92;
 
 function extent(values, pad) {
   const lo = Math.min(...values), hi = Math.max(...values);
@@ -57,10 +58,11 @@ function flopChart(rows, peaks, dtypes, onSelect) {
   svg.append("g").attr("class", "kv-axis").attr("transform", `translate(${M.left},0)`)
     .call(axisLeft(y).tickValues(decades(y)).tickFormat(tickLabel));
   svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", H - 2).attr("text-anchor", "end").text("FLOP per byte");
-  svg.append("text").attr("class", "kv-chart-label").attr("x", 4).attr("y", 10).text("TFLOP/s");
+  svg.append("text").attr("class", "kv-chart-label").attr("x", 4).attr("y", 12).text("TFLOP/s");
   const [x0, x1] = x.domain();
   if (bw) {
-    const top = Math.max(...ceilings.map(([, v]) => v), y.domain()[1]);
+    // the diagonal ends where it meets the highest compute ceiling (the ridge), or at the chart's top
+    const top = ceilings.length ? Math.max(...ceilings.map(([, v]) => v)) : y.domain()[1];
     const xr = Math.min(x1, top * 1000 / bw);
     svg.append("line").attr("class", "kv-roof").attr("x1", x(x0)).attr("y1", y(x0 * bw / 1000)).attr("x2", x(xr)).attr("y2", y(xr * bw / 1000));
     svg.append("text").attr("class", "kv-roof-label").attr("x", x(x0) + 4).attr("y", y(x0 * bw / 1000) + 12).text(`DRAM ${bw.toFixed(0)} GB/s`);
@@ -68,7 +70,7 @@ function flopChart(rows, peaks, dtypes, onSelect) {
   for (const [dtype, v] of ceilings) {
     const from = bw ? Math.max(x0, v * 1000 / bw) : x0;
     svg.append("line").attr("class", "kv-roof").attr("x1", x(from)).attr("y1", y(v)).attr("x2", x(x1)).attr("y2", y(v));
-    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) + 10).attr("text-anchor", "end")
+    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) - 5).attr("text-anchor", "end")
       .text(`${dtype} ${v.toFixed(0)} TFLOP/s`);
   }
   const g = svg.append("g");
@@ -82,17 +84,17 @@ function bandwidthStrip(rows, peaks, onSelect) {
   const xs = rows.map((r) => r.gbps);
   if (bw) xs.push(bw);
   const x = scaleLog().domain(extent(xs, 2)).range([M.left, W - M.right]).clamp(true);
-  const top = 14, bottom = STRIP_H - 30;
+  const top = 18, bottom = STRIP_H - 36;
   svg.append("g").attr("class", "kv-axis").attr("transform", `translate(0,${bottom})`)
     .call(axisBottom(x).tickValues(decades(x)).tickFormat(tickLabel));
   svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", STRIP_H - 2).attr("text-anchor", "end").text("GB/s achieved in the graph");
-  svg.append("text").attr("class", "kv-chart-label").attr("x", 4).attr("y", top + 4).text("no FLOPs");
+  svg.append("text").attr("class", "kv-chart-label").attr("x", 4).attr("y", top + 6).text("no FLOPs");
   if (bw) {
     const xp = x(bw);
     svg.append("rect").attr("class", "kv-cache-zone").attr("x", xp).attr("y", top).attr("width", W - M.right - xp).attr("height", bottom - top);
     svg.append("line").attr("class", "kv-roof").attr("x1", xp).attr("x2", xp).attr("y1", top - 4).attr("y2", bottom);
-    svg.append("text").attr("class", "kv-roof-label").attr("x", xp - 3).attr("y", top - 2).attr("text-anchor", "end")
-      .text(`DRAM peak ${bw.toFixed(0)} GB/s · right of it: cache-resident`);
+    svg.append("text").attr("class", "kv-roof-label").attr("x", xp - 3).attr("y", top - 4).attr("text-anchor", "end")
+      .text(`DRAM peak ${bw.toFixed(0)} GB/s`);
   }
   const kinds = [...new Set(rows.map((r) => r.kind))];
   const g = svg.append("g");
@@ -114,11 +116,12 @@ export function rooflineFigure(rows, peaks, onSelect) {
   if (flops.length) parts.push(flopChart(flops, peaks, dtypes, onSelect));
   if (memory.length) parts.push(bandwidthStrip(memory, peaks, onSelect));
   const kinds = [...new Set(rows.filter((r) => r.gbps > 0 || r.tflops > 0).map((r) => r.kind))];
-  const key = svgFrame("kv-legend", W, 14, "kinds");
-  legend(key, kinds, M.left, 11);
-  const source = peaks && (peaks.dram_gb_per_s || Object.keys(peaks.tflops).length)
-    ? `ceilings of ${peaks.device}: ${peaks.source || "source not given"}`
-    : "no ceilings: this device's peaks are not known";
+  const key = svgFrame("kv-legend", W, 18, "kinds");
+  legend(key, kinds, M.left, 14);
+  const known = peaksKnown(peaks);
+  const source = known ? `ceilings of ${peaks.device}: ${peaks.source || "source not given"}` +
+    (memory.length && peaks.dram_gb_per_s ? "; right of the DRAM peak: cache-resident (inputs in L2)" : "")
+    : "no ceilings: this device's peaks are not known (so no % of a roof either)";
   return h("figure", { class: "kv-figure kv-roofline" }, h("figcaption", {}, "Roofline"), ...parts, key.node(),
     h("div", { class: "kv-hint" }, source));
 }

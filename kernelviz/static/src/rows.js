@@ -9,13 +9,6 @@ export function kindOf(kernel, launch) {
   return kernel ? kernel.kind : "kernel";
 }
 
-/** The name split for display: a head that may be cut with an ellipsis and a tail that is always
- * shown (the kernel's number, or an extern call's function). */
-export function nameParts(name) {
-  const m = /^(.*?)((?:_\d+)|(?:\.[^.]+))$/.exec(name);
-  return m && m[1] ? [m[1], m[2]] : [name, ""];
-}
-
 /** The launch's rate: a collective's bus bandwidth (as nccl-tests counts it); GB/s where bandwidth bounds a
  * kernel or no FLOPs are known, else TFLOP/s. */
 function rate(t, c) {
@@ -36,18 +29,22 @@ function roofline(t) {
   return pick && { ...pick, tag: t.bound ? "" : pick.tag };
 }
 
-/** One row of data per launch of call(), in order. */
-export function launchRows(graph) {
+/** Whether the capture knows its device's peaks (else no figure is a % of them). */
+export const peaksKnown = (peaks) => !!(peaks && (peaks.dram_gb_per_s || Object.keys(peaks.tflops || {}).length));
+
+/** One row of data per launch of call(), in order; `peaks` (Capture.peaks): without them no % of a roof. */
+export function launchRows(graph, peaks) {
   if (CACHE.has(graph)) return CACHE.get(graph);
+  const known = peaks === undefined || peaksKnown(peaks);
   const byName = new Map(graph.kernels.map((k) => [k.name, k]));
   const rows = graph.launches.map((l) => {
     const k = l.kernel_name ? byName.get(l.kernel_name) || null : null;
     const meta = (k && k.inductor_meta) || {};
     const t = l.timing || {};
-    const r = rate(t, l.collective), roof = roofline(t);
+    const r = rate(t, l.collective), roof = known ? roofline(t) : null;
     const name = l.kernel_name || l.op || "?";
     return {
-      launch: l, kernel: k, index: l.index, name, parts: nameParts(name), kind: kindOf(k, l),
+      launch: l, kernel: k, index: l.index, name, kind: kindOf(k, l),
       aten: l.original_aten.join(", "), nodes: l.source_nodes.join(", "), type: (k && k.kernel_type) || "",
       lsr: k && meta.num_load !== undefined ? `${meta.num_load}/${meta.num_store}/${meta.num_reduction}` : "",
       bytes: t.bytes ?? null, ms: t.in_graph_ms ?? null, share: t.share ?? null,

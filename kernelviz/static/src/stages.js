@@ -43,14 +43,19 @@ function reproBar(repro) {
     h("details", {}, h("summary", {}, "repro script"), h("pre", { class: "kv-mono kv-script" }, repro.script)));
 }
 
-/** Mark lines of a pane: `lit(n)` and `current(n)` by their 1-based number; the first lit one is scrolled to. */
+// Lines that only carry line information (the links already hold it): SASS `//## File` markers, PTX `.loc`,
+// `.file` and `$L__tmp` labels, LLVM's debug metadata. Hidden unless the pane's toggle shows them.
+const LINE_INFO = /^\s*(\/\/## File|\.loc\s|\.file\s|\$L__tmp\d+:|!\d+ = (distinct )?!DI|#loc)/;
+const lineInfoClass = (text) => (LINE_INFO.test(text) ? "kv-lineinfo" : "");
+
+/** Mark lines of a pane: `lit(n)` and `current(n)` by their 1-based number; the first shown lit one is scrolled to. */
 function mark(pane, lit, current, scroll) {
   let first = null;
   pane.querySelectorAll(".kv-line").forEach((line) => {
     const n = Number(line.dataset.line);
     line.classList.toggle("kv-lit", lit(n));
     line.classList.toggle("kv-current", current(n));
-    if (!first && lit(n)) first = line;
+    if (!first && lit(n) && line.offsetParent) first = line;
   });
   if (scroll) scrollPaneTo(pane, first);
 }
@@ -79,9 +84,17 @@ export function compiledTab(ctx) {
       mark(code, (n) => state.line != null && (links[n - 1] || []).includes(state.line), (n) => state.irLine === n, scrollStage);
     };
     const source = sourceView(kernel.source, ctx.kernelData(key).tokens, (n) => {
-      state.line = state.line === n ? null : n; state.irLine = null; light(false, true); });
+      state.line = state.line === n ? null : n; state.irLine = null; light(false, true); }, { title: "kernel source" });
+    const infoLines = stage.text.split("\n").filter((t) => LINE_INFO.test(t)).length;
+    const toggle = infoLines ? h("label", { class: "kv-lineinfo-toggle", title: "lines that only say which source line " +
+      "follows (the links between the panes hold it)" }, h("input", { type: "checkbox", onchange: (e) => {
+      state.lineInfo = e.target.checked; code.classList.toggle("kv-hide-lineinfo", !state.lineInfo); light(false, true); } }),
+    ` line info (${infoLines})`) : null;
+    if (toggle) toggle.firstChild.checked = !!state.lineInfo;
     const code = sourceView(stage.text, stage.tokens, (n) => {
-      state.irLine = state.irLine === n ? null : n; state.line = null; light(true, false); });
+      state.irLine = state.irLine === n ? null : n; state.line = null; light(true, false); },
+    { title: stage.title, tools: toggle ? [toggle] : [], lineClass: lineInfoClass });
+    code.classList.toggle("kv-hide-lineinfo", !state.lineInfo);
     source.classList.add("kv-compiled-source");
     code.classList.add("kv-stage");
     if (stage.name === "sass" && row.launch.counters && row.launch.counters.sass) heatColumn(code, row.launch.counters.sass, sassOffset);

@@ -1,15 +1,22 @@
 // The launch table: one row per launch of call(), the numbers first. Only the rows in view are in the
 // DOM (a 6,000-launch graph scrolls like a 10-launch one); the header sticks; columns that matter less
 // are off by default and can be turned on in the column chooser (they are all in the detail pane too).
+// Columns are as wide as their content; the launch column takes the rest and its names say what each
+// launch computes in that room (names.js). Where the table is too narrow for every column it leaves out
+// the least important ones (the chooser says which) rather than scroll sideways.
 import { h } from "./dom.js";
 import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
+import { columnLevel, shortName } from "./names.js";
 
 const ROW_PX = 22; // the height of a row (panel.css: .kv-row), until one is measured
 const OVERSCAN = 12;
+const NAME_MIN_CHARS = 22; // the launch column is never narrower than this many characters
+const PAD_PX = 13; // a cell's padding and border (panel.css: .kv-table td)
 
-function nameCell(r) {
+function nameCell(r, { budget, level }) {
+  const [head, tail] = shortName(r.name, r.launch.original_aten, budget, !!r.launch.kernel_name, level);
   return h("td", { class: "kv-mono", title: r.name }, h("div", { class: "kv-name" },
-    h("span", { class: "kv-name-head" }, r.parts[0]), h("span", { class: "kv-name-tail" }, r.parts[1])));
+    h("span", { class: "kv-name-head" }, head), tail ? h("span", { class: "kv-name-tail" }, tail) : null));
 }
 
 function shareCell(r) {
@@ -23,38 +30,79 @@ function rateCell(r) {
   if (r.rate == null) return h("td", { class: "kv-num" });
   const title = r.cacheResident ? "achieved in the graph, above the DRAM peak: its inputs were in cache (L2)"
     : "achieved in the graph (in-graph time)";
-  return h("td", { class: "kv-num", title }, fmtRate(r.rate, r.rateUnit),
-    r.cacheResident ? h("span", { class: "kv-flag" }, " cache-resident") : null);
+  return h("td", { class: "kv-num", title }, rateText(r), r.cacheResident ? h("span", { class: "kv-flag" }, " cache-resident") : null);
 }
+
+const rateText = (r) => r.rate == null ? "" : fmtRate(r.rate, r.rateUnit);
+const pctText = (r) => r.pct == null ? "" : fmtPct(r.pct) + "%" + (r.pctTag ? ` ${r.pctTag}` : "");
 
 function pctCell(r) {
   if (r.pct == null) return h("td", { class: "kv-num" });
   return h("td", { class: "kv-num", title: `${r.pct.toFixed(1)}% of the ${r.pctOf} (from an L2-flushed time)` +
     (r.pctTag ? "; what bounds the launch is not known" : "") + (r.note ? `\n${r.note}` : "") },
-  fmtPct(r.pct) + "%" + (r.pctTag ? ` ${r.pctTag}` : ""));
+  pctText(r));
 }
 
 const text = (key, cls) => (r) => h("td", { class: cls || "", title: r[key] || "" }, r[key]);
 const num = (key, f) => (r) => h("td", { class: "kv-num" }, f(r[key]));
 
-/** Every column: key (a row field, also the sort key), num (right-aligned), header, width (none: takes the rest),
- * shown by default, and its cell. */
+/** Every column: key (a row field, also the sort key), num (right-aligned), header, shown by default, its cell,
+ * its text (what sizes it; none: the launch column, which takes the rest, or a fixed `width`), and `keep`: the
+ * order in which columns give way where the table is narrow (the lowest first; 0: never). */
 export const COLUMNS = [
-  { key: "index", num: true, label: "#", width: "3em", show: true, cell: num("index", String) },
-  { key: "name", label: "launch", show: true, cell: nameCell },
-  { key: "kind", label: "kind", width: "6.5em", show: true, cell: text("kind") },
-  { key: "ms", num: true, label: "in-graph ms", width: "8em", show: true, cell: num("ms", fmtMs), title: "time in the graph, as call() runs it" },
-  { key: "share", num: true, label: "share", width: "6.5em", show: true, cell: shareCell, title: "share of the graph's in-graph time" },
-  { key: "iso", num: true, label: "isolated ms", width: "7.5em", show: true, cell: num("iso", fmtMs), title: "the kernel alone, L2 flushed" },
-  { key: "rate", num: true, label: "achieved", width: "8.5em", show: true, cell: rateCell, title: "GB/s, or TFLOP/s for a compute-bound launch; a collective's bus bandwidth (GB/s bus, as nccl-tests counts it)" },
-  { key: "pct", num: true, label: "% roof", width: "5em", show: true, cell: pctCell, title: "% of the roofline: of the peak that bounds the launch" },
-  { key: "bound", label: "bound", width: "5.5em", show: true, cell: text("bound") },
-  { key: "aten", label: "original ATen", width: "14em", show: false, cell: text("aten") },
-  { key: "nodes", label: "source nodes", width: "14em", show: false, cell: text("nodes") },
-  { key: "type", label: "type", width: "7em", show: false, cell: text("type") },
-  { key: "lsr", label: "ld/st/red", width: "5em", show: false, cell: text("lsr") },
-  { key: "bytes", num: true, label: "bytes", width: "6em", show: false, cell: num("bytes", fmtBytes) },
+  { key: "index", num: true, label: "#", show: true, keep: 0, cell: num("index", String), text: (r) => String(r.index) },
+  { key: "name", label: "launch", show: true, keep: 0, cell: nameCell },
+  { key: "kind", label: "kind", show: true, keep: 4, cell: text("kind"), text: (r) => r.kind },
+  { key: "ms", num: true, label: "in-graph ms", show: true, keep: 9, cell: num("ms", fmtMs), text: (r) => fmtMs(r.ms), title: "time in the graph, as call() runs it" },
+  { key: "share", num: true, label: "share", width: "6.5em", show: true, keep: 8, cell: shareCell, title: "share of the graph's in-graph time" },
+  { key: "iso", num: true, label: "isolated ms", show: true, keep: 2, cell: num("iso", fmtMs), text: (r) => fmtMs(r.iso), title: "the kernel alone, L2 flushed" },
+  { key: "rate", num: true, label: "achieved", show: true, keep: 6, cell: rateCell, text: (r) => rateText(r) + (r.cacheResident ? " cache-resident" : ""), title: "GB/s, or TFLOP/s for a compute-bound launch; a collective's bus bandwidth (GB/s bus, as nccl-tests counts it)" },
+  { key: "pct", num: true, label: "% roof", show: true, keep: 5, cell: pctCell, text: pctText, title: "% of the roofline: of the peak that bounds the launch" },
+  { key: "bound", label: "bound", show: true, keep: 3, cell: text("bound"), text: (r) => r.bound },
+  { key: "aten", label: "original ATen", width: "14em", show: false, keep: 1, cell: text("aten") },
+  { key: "nodes", label: "source nodes", width: "14em", show: false, keep: 1, cell: text("nodes") },
+  { key: "type", label: "type", show: false, keep: 1, cell: text("type"), text: (r) => r.type },
+  { key: "lsr", label: "ld/st/red", show: false, keep: 1, cell: text("lsr"), text: (r) => r.lsr },
+  { key: "bytes", num: true, label: "bytes", show: false, keep: 1, cell: num("bytes", fmtBytes), text: (r) => fmtBytes(r.bytes) },
 ];
+
+let canvas = null;
+/** The width in px of `text` in the font of `el`. */
+function textPx(el, text) {
+  canvas = canvas || document.createElement("canvas");
+  const ctx = canvas.getContext("2d");
+  const s = getComputedStyle(el);
+  ctx.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+  return ctx.measureText(text).width;
+}
+
+/** The px width of each chosen column (by its widest text and its header's longest word; headers wrap) and
+ * which of them fit in `room` px with the launch column at NAME_MIN_CHARS: { columns, widths, dropped, budget }. */
+export function fitColumns(chosen, rows, { th, td, mono: monoCell }, room) {
+  const em = parseFloat(getComputedStyle(td).fontSize) || 13;
+  const mono = textPx(monoCell, "0123456789") / 10;
+  const widths = new Map();
+  for (const c of chosen) {
+    if (c.key === "name") continue;
+    const words = Math.max(...c.label.split(" ").map((w) => textPx(th, w)));
+    let widest = "";
+    if (c.text) for (const r of rows) { const t = c.text(r); if (t && t.length > widest.length) widest = t; }
+    const content = c.width ? parseFloat(c.width) * em : textPx(td, widest) + 2;
+    widths.set(c.key, Math.ceil(Math.max(words + 0.9 * em, content) + PAD_PX)); // room for the sort mark
+  }
+  const nameMin = NAME_MIN_CHARS * mono + PAD_PX;
+  const shown = [...chosen];
+  const dropped = [];
+  const total = () => shown.reduce((s, c) => s + (widths.get(c.key) || 0), 0) + nameMin;
+  while (total() > room) {
+    const give = shown.filter((c) => c.keep).sort((a, b) => a.keep - b.keep)[0];
+    if (!give) break;
+    shown.splice(shown.indexOf(give), 1);
+    dropped.push(give.key);
+  }
+  const namePx = Math.max(nameMin, room - shown.reduce((s, c) => s + (widths.get(c.key) || 0), 0));
+  return { columns: shown, widths, dropped, budget: Math.max(NAME_MIN_CHARS, Math.floor((namePx - PAD_PX) / mono)) };
+}
 
 /** Rows filtered by kind and text, sorted by the state's column. */
 export function visibleRows(rows, state) {
@@ -70,14 +118,21 @@ export function visibleRows(rows, state) {
   return out;
 }
 
-/** The column chooser: a checkbox per column. */
-export function columnChooser(shown, onChange) {
-  return h("details", { class: "kv-columns" }, h("summary", {}, "columns"),
-    h("div", { class: "kv-columns-list" }, ...COLUMNS.filter((c) => c.key !== "name").map((c) => {
+/** The column chooser: a checkbox per column; `dropped()` names the chosen columns the table has no room for
+ * (said in the list when it opens). */
+export function columnChooser(shown, onChange, dropped = () => []) {
+  const list = h("div", { class: "kv-columns-list" });
+  const fill = () => {
+    const out = new Set(dropped());
+    list.replaceChildren(...COLUMNS.filter((c) => c.key !== "name").map((c) => {
       const box = h("input", { type: "checkbox", "data-column": c.key, onchange: (e) => onChange(c.key, e.target.checked) });
       box.checked = shown.has(c.key);
-      return h("label", {}, box, " " + c.label);
-    })));
+      return h("label", { class: out.has(c.key) ? "kv-dropped" : "" }, box, " " + c.label,
+        out.has(c.key) ? h("span", { class: "kv-hint" }, " (no room at this width)") : null);
+    }));
+  };
+  fill();
+  return h("details", { class: "kv-columns" }, h("summary", { onclick: fill }, "columns"), list);
 }
 
 /**
@@ -88,13 +143,20 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   const tableEl = h("table", { class: "kv-table" });
   wrap.replaceChildren(tableEl);
   let rows = [], graph = 0, gap = null, rowPx = ROW_PX, drawn = [-1, -1], frame = 0;
+  let fit = { columns: [], widths: new Map(), dropped: [], budget: NAME_MIN_CHARS, level: 0 }, room = 0;
 
-  const columns = () => COLUMNS.filter((c) => state.columns.has(c.key));
+  const columns = () => fit.columns;
 
   function header() {
+    tableEl.replaceChildren(h("thead"), h("tbody"));
+    const probe = tableEl.tHead.appendChild(h("tr", {}, h("th", {}, "x"), h("td", {}, "x"), h("td", { class: "kv-mono" }, "x")));
+    room = wrap.clientWidth || 1000;
+    const [th, td, mono] = probe.cells;
+    fit = fitColumns(COLUMNS.filter((c) => state.columns.has(c.key)), rows, { th, td, mono }, room);
+    fit.level = columnLevel(rows.map((r) => [r.name, r.launch.original_aten, !!r.launch.kernel_name]), fit.budget);
     const cols = columns();
     tableEl.replaceChildren(
-      h("colgroup", {}, ...cols.map((c) => h("col", c.width ? { style: `width:${c.width}` } : {}))),
+      h("colgroup", {}, ...cols.map((c) => h("col", fit.widths.has(c.key) ? { style: `width:${fit.widths.get(c.key)}px` } : {}))),
       h("thead", {}, h("tr", {}, ...cols.map((c) => h("th", {
         class: "kv-sortable" + (c.num ? " kv-num" : "") + (state.sort === c.key ? (state.desc ? " kv-desc" : " kv-asc") : ""),
         title: c.title || "", onclick: () => onSort(c.key) }, c.label)))),
@@ -104,7 +166,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   function rowEl(r, cols) {
     const key = `${graph}/${r.index}`;
     return h("tr", { class: "kv-row" + (state.selected === key ? " kv-selected" : ""), "data-key": key,
-      onclick: () => onSelect(key) }, ...cols.map((c) => c.cell(r)));
+      onclick: () => onSelect(key) }, ...cols.map((c) => c.cell(r, fit)));
   }
 
   function gapEl(cols) {
@@ -141,8 +203,15 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   }
 
   wrap.addEventListener("scroll", () => { if (!frame) frame = requestAnimationFrame(() => fill(false)); });
+  if (typeof ResizeObserver !== "undefined") {
+    new ResizeObserver(() => {
+      if (wrap.clientWidth && Math.abs(wrap.clientWidth - room) > 1) { header(); fill(true); }
+    }).observe(wrap);
+  }
 
   return {
+    /** The chosen columns left out for want of room. */
+    dropped: () => fit.dropped,
     show(nextRows, graphIndex, gapRow) {
       rows = nextRows; graph = graphIndex; gap = gapRow;
       header();

@@ -3,10 +3,10 @@
 import { axisBottom } from "d3-axis";
 import { scaleLinear } from "d3-scale";
 import { h } from "./dom.js";
-import { fmtMs } from "./format.js";
+import { fmtMs, plural } from "./format.js";
 import { kindColour, svgFrame } from "./palette.js";
 
-const W = 460, M = { left: 64, right: 12, top: 8, bottom: 30 }, LANE = 22;
+const W = 460, M = { left: 78, right: 12, top: 8, bottom: 38 }, LANE = 22;
 
 /** Launches in order, where neighbours on one lane narrower than a unit of the chart are one span (its
  * click selects the longest of them): a 6,000-launch graph draws as fast as a small one. */
@@ -39,7 +39,7 @@ export function timelineFigure(rows, graph, onSelect) {
   lanes.forEach((lane, i) => svg.append("text").attr("class", "kv-chart-label").attr("x", M.left - 6)
     .attr("y", M.top + LANE * i + LANE / 2 + 4).attr("text-anchor", "end").text(lane));
   svg.append("g").attr("class", "kv-axis").attr("transform", `translate(0,${M.top + LANE * lanes.length})`)
-    .call(axisBottom(x).ticks(6, "~g"));
+    .call(axisBottom(x).ticks(4, "~g"));
   svg.append("text").attr("class", "kv-chart-label").attr("x", W - M.right).attr("y", height - 2).attr("text-anchor", "end")
     .text(`ms (${graph.device === "cpu" ? "CPU wall clock" : "GPU"}, launches back to back)`);
   const g = svg.append("g");
@@ -48,7 +48,7 @@ export function timelineFigure(rows, graph, onSelect) {
     const r = span.longest, lane = r.kind === "extern" ? 1 : 0;
     const title = span.count === 1 ? `#${r.index} ${r.name} (${r.kind}): ${fmtMs(r.ms)} ms` +
       (r.share != null ? `, ${(100 * r.share).toFixed(1)}%` : "")
-      : `${span.count} launches, ${fmtMs(span.ms)} ms; the longest #${r.index} ${r.name}, ${fmtMs(r.ms)} ms`;
+      : `${plural(span.count, "launch")}, ${fmtMs(span.ms)} ms; the longest #${r.index} ${r.name}, ${fmtMs(r.ms)} ms`;
     g.append("rect").attr("class", "kv-span").attr("data-key", r.key).attr("x", x(at)).attr("y", M.top + LANE * lane + 3)
       .attr("width", Math.max(0.6, x(at + span.ms) - x(at))).attr("height", LANE - 6).attr("fill", kindColour(r.kind))
       .on("click", () => onSelect(r.key))
@@ -62,5 +62,5 @@ export function timelineFigure(rows, graph, onSelect) {
   }
   const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
   return h("figure", { class: "kv-figure kv-timeline-figure" }, h("figcaption", {}, "call() timeline"), svg.node(),
-    h("div", { class: "kv-hint" }, `${timed.length} launches ${fmtMs(total - gap)} ms` + (gap ? ` + gap ${fmtMs(gap)} ms` : "") + busy));
+    h("div", { class: "kv-hint" }, `${plural(timed.length, "launch")} ${fmtMs(total - gap)} ms` + (gap ? ` + gap ${fmtMs(gap)} ms` : "") + busy));
 }

@@ -1,7 +1,7 @@
 // The "Wrapper call()" tab: call()'s steps in order (launches, allocations, reuses, frees) with
 // the bytes live after each, and the peak.
 import { h, table } from "./dom.js";
-import { fmtBytes } from "./format.js";
+import { fmtBytes, plural } from "./format.js";
 
 export function wrapperTab(cap, g) {
   const graph = cap.graphs[g];
@@ -22,6 +22,6 @@ export function wrapperTab(cap, g) {
       h("td", {}, fmtBytes(current)));
   });
   return [h("div", { class: "kv-facts" }, `peak memory of buffers call() allocates: ${fmtBytes(mem.peak)}` +
-    (mem.unknown && mem.unknown.length ? ` (+ ${mem.unknown.length} buffers of unknown size)` : "")),
+    (mem.unknown && mem.unknown.length ? ` (+ ${plural(mem.unknown.length, "buffer")} of unknown size)` : "")),
     table(["line", "step", "name", "detail", "live"], rows)];
 }
