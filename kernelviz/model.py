@@ -14,7 +14,9 @@ import gc
 import importlib
 import json
 import math
+import os
 import re
+import tempfile
 import types
 import typing
 from dataclasses import dataclass, field
@@ -472,6 +474,25 @@ class StepSplit:
     note: str = ""  # e.g. that the block compiled graphs, so its idle time holds the compile
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: a reader, or a save
+    at the same time, sees the old file or a whole new one, never a part."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would have made it (mkstemp makes it private)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 class Document:
     """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
     page's and the MIME bundle's, relative to this package) are imported only when called."""
@@ -483,8 +504,7 @@ class Document:
         return importlib.import_module(self._views[0], __package__).page(self.wait_stages())
 
     def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
+        write_atomically(Path(path), self.to_html())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return importlib.import_module(self._views[1], __package__).mimebundle(self.wait_stages())
@@ -575,7 +595,7 @@ class Capture(Document):
             base = base.with_suffix("")
         target = base.parent / f"{base.name}{'' if self.rank is None else f'.rank{self.rank}'}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.to_json(), encoding="utf-8")
+        write_atomically(target, self.to_json())
         return target
 
 
