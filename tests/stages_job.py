@@ -19,8 +19,9 @@ import torch.nn.functional as F
 from torch import nn
 
 import kernelviz
-from kernelviz.ir.stages import cache_root
+from kernelviz.ir.stages import StageError, cache_root
 
+DEVICE = os.environ.get("KERNELVIZ_JOB_DEVICE", "cuda")  # "cpu" to try the job out where there is no GPU
 _MARK = re.compile(r'^\s*//## File "([^"]*)", line (\d+)(.*)$')
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/")
 
@@ -68,6 +69,15 @@ class Model(nn.Module):
         return self.head(self.norm(x))
 
 
+def triton_dir() -> str:
+    """Triton's cache folder in this process now: where kernelviz looked before it looked where Inductor puts
+    binaries (this job says whether the binaries are there)."""
+    try:
+        return cache_root()
+    except StageError:
+        return ""
+
+
 def sass_coverage(kernel) -> dict:
     """Instruction lines of the kernel's SASS linked to its source, and the files of the unlinked ones."""
     sass = next((s for s in kernel.ir.stages if s.name == "sass"), None)
@@ -88,8 +98,8 @@ def sass_coverage(kernel) -> dict:
 def one(model, idx, bench: bool, train: bool) -> dict:
     torch._dynamo.reset()
     compiled = torch.compile(model)
-    with kernelviz.capture(bench=bench, progress=False) as cap:
-        with torch.autocast("cuda", torch.bfloat16):
+    with kernelviz.capture(bench=bench) as cap:
+        with torch.autocast(DEVICE, torch.bfloat16):
             out = compiled(idx)
         if train:
             out.float().logsumexp(-1).mean().backward()
@@ -102,9 +112,9 @@ def one(model, idx, bench: bool, train: bool) -> dict:
                 kernels[f"{graph.id}/{k.name}"] = {
                     "stages": [s.name for s in k.ir.stages], "tools": sorted({s.tool for s in k.ir.stages}),
                     "in_triton_dir_now": bool(k.ir.cache_hash) and os.path.isfile(
-                        os.path.join(cache_root(), k.ir.cache_hash, f"{k.name}.json")),
+                        os.path.join(triton_dir(), k.ir.cache_hash, f"{k.name}.json")),
                     "notes": k.ir.notes, "regs": k.ir.num_regs, "sass": sass_coverage(k)}
-    return {"bench": bench, "env_at_exit": seen_env, "triton_dir_now": cache_root(), "graphs": [g.id for g in cap.graphs],
+    return {"bench": bench, "env_at_exit": seen_env, "triton_dir_now": triton_dir(), "graphs": [g.id for g in cap.graphs],
             "timed": sum(1 for g in cap.graphs for launch in g.launches if launch.timing and launch.timing.in_graph_ms),
             "kernels": kernels, "capture": cap}
 
@@ -113,8 +123,8 @@ def main() -> None:
     which, order = sys.argv[1], sys.argv[2].split(",")
     dump = Path(sys.argv[3]) if len(sys.argv) > 3 else None
     torch.manual_seed(0)
-    model = Model(llama=which == "llama").cuda()
-    idx = torch.randint(0, 512, (4, 128), device="cuda")
+    model = Model(llama=which == "llama").to(DEVICE)
+    idx = torch.randint(0, 512, (4, 128), device=DEVICE)
     train = which == "gpt2"
     if not train:
         model.eval()
