@@ -28,10 +28,10 @@ try:
 except ImportError:  # the GPU machine runs kernelviz from a checkout, without its dependencies
     orjson = None
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
 # graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded)
-READABLE_SCHEMAS = (1, 2, 3)
+READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 # %name : Tensor "dtype[shape][stride]device"[num_users=N] = op[target=...](args): one regex for it all
@@ -167,6 +167,8 @@ class IRStage:
     bytes: int = 0  # size of the whole stage
     truncated_bytes: int = 0
     source_lines: list[list[int]] = field(default_factory=list)  # per kept line: kernel source lines (1-based)
+    # per kept line: positions in helper modules inlined there ("triton_helpers.py:75"; schema 4), else empty
+    helper_lines: list[list[str]] = field(default_factory=list)
     tool: str = ""  # where the text comes from: "Triton's cache" or the disassembler's command
 
 

@@ -83,16 +83,19 @@ def sass_coverage(kernel) -> dict:
     sass = next((s for s in kernel.ir.stages if s.name == "sass"), None)
     if sass is None:
         return {}
-    last, unlinked, total, linked = "(no marker)", Counter(), 0, 0
-    for text, found in zip(sass.text.splitlines(), sass.source_lines):
+    last, unlinked, total, linked, to_source = "(no marker)", Counter(), 0, 0, 0
+    helpers = sass.helper_lines or [[] for _ in sass.source_lines]
+    for text, found, helper in zip(sass.text.splitlines(), sass.source_lines, helpers):
         if m := _MARK.match(text):
             last = os.path.basename(m.group(1)) + ("" if not m.group(3).strip() else " inlined")
         elif _INSTRUCTION.match(text):
             total += 1
-            linked += bool(found)
-            if not found:
+            to_source += bool(found)
+            linked += bool(found or helper)
+            if not (found or helper):
                 unlinked[last] += 1
-    return {"instructions": total, "linked": linked, "unlinked_by_marker": dict(unlinked.most_common(6))}
+    return {"instructions": total, "linked": linked, "to_kernel_source": to_source, "tool": sass.tool,
+            "unlinked_by_marker": dict(unlinked.most_common(6))}
 
 
 def one(model, idx, bench: bool, train: bool) -> dict:

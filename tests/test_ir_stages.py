@@ -281,3 +281,31 @@ def test_stages_of_a_binary_held_in_memory_need_no_cache_folder(monkeypatch):
     assert {s.tool for s in ir.stages} == {"Triton's compiled kernel"}
     assert ir.notes == ["no SASS: Triton's compiled kernel holds no cubin"] and ir.options["num_warps"] == 2
     assert all(any(found) for found in (s.source_lines for s in ir.stages))
+
+
+def test_lines_inlined_from_helper_modules_link_to_those_files():
+    """The fixture's SASS is ``nvdisasm -g`` (no inline frames): 63 of its 120 instruction lines name only Triton's
+    standard.py (tl.sum) or Inductor's triton_helpers.py. They link to those as helper lines: every line links."""
+    from kernelviz.ir.lines import helper_lines, stage_positions, unlinked_note
+
+    name = "triton_per_fused_native_layer_norm_relu_0"
+    kernel, texts, links = _links(name)
+    sass = texts["sass"]
+    file = guess_file(texts["ttir"])
+    helpers = helper_lines(stage_positions("sass", sass), file)
+    rows = sass.splitlines()
+    instructions = [i for i, row in enumerate(rows) if re.match(r"\s*/\*[0-9a-f]{4}\*/", row)]
+    standard = [i for i in instructions if helpers[i] and not links["sass"][i]]
+    assert len(standard) == 63 and {helpers[i][0].split(":")[0] for i in standard} == {"standard.py",
+                                                                                      "triton_helpers.py"}
+    assert all(links["sass"][i] or helpers[i] for i in instructions)
+    stage = stages.keep("sass", sass, links["sass"], helpers=helpers)
+    assert stage.helper_lines[standard[0]] == helpers[standard[0]] and len(stage.helper_lines) == len(stage.source_lines)
+    assert unlinked_note([stage]) is None
+    bare = stages.keep("sass", sass, [[] for _ in rows])
+    note = unlinked_note([bare])
+    assert note.startswith(f"SASS: {len(instructions)} of {len(instructions)} instruction lines (100%) carry no line")
+    assert re.search(r"most are [A-Z]+ \d+", note)
+    mlir = stage_positions("ttgir", '#loc1 = loc("/lib/standard.py":293:36)\n'
+                                    '    %0 = arith.addf %a, %b : f32 loc(callsite(#loc1 at "/k/mod.py":41:2))')
+    assert helper_lines(mlir, "/k/mod.py") == [[], ["standard.py:293"]]

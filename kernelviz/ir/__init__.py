@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..live import module_globals
 from ..model import Graph, Kernel, KernelIR
-from .lines import guess_file, stage_lines, to_source
+from .lines import guess_file, helper_lines, stage_lines, stage_positions, to_source, unlinked_note
 from .occupancy import DeviceLimits, device_limits, occupancy
 from .stages import (FILE_STAGES, OPTION_KEYS, StageError, binary_folder, cache_roots, disassemble, disassemble_bytes,
                      folder_key, keep, read_stage)
@@ -111,8 +111,12 @@ def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None, roots: list
     ir.file = ir.file or guess_file(texts.get("ttir", ""))
     count = len(kernel.source.splitlines())
     for stage, text in texts.items():
-        lines = to_source(stage_lines(stage, text, ir.file), ir.line_offset, count) if ir.file else []
-        ir.stages.append(keep(stage, text, lines or [[] for _ in text.splitlines()], tool=tools[stage]))
+        positions = stage_positions(stage, text)
+        lines = to_source(stage_lines(stage, text, ir.file, positions), ir.line_offset, count) if ir.file else []
+        ir.stages.append(keep(stage, text, lines or [[] for _ in text.splitlines()], tool=tools[stage],
+                              helpers=helper_lines(positions, ir.file)))
+    if note := unlinked_note(ir.stages):
+        ir.notes.append(note)
     warps = meta.get("num_warps") or getattr(getattr(launcher, "config", None), "num_warps", None)
     if limits is not None and isinstance(warps, int) and warps > 0 and ir.num_regs is not None:
         shared = ir.shared_bytes if ir.shared_bytes is not None else _int(meta.get("shared")) or 0

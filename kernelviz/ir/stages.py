@@ -167,7 +167,8 @@ def _metadata(stage: str, rows: list[str]) -> set[int]:
     return set()
 
 
-def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: str = "") -> IRStage:
+def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: str = "",
+         helpers: list[list[str]] | None = None) -> IRStage:
     """The stage as the capture keeps it: without rows of line information only, at most ``cap`` bytes cut
     at a line end, and a marker line for each part left out, with its size."""
     rows = text.splitlines(keepends=True)
@@ -191,4 +192,5 @@ def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: s
     body = "".join(rows[i] if rows[i].endswith("\n") else rows[i] + "\n" for i in kept)
     return IRStage(name=name, text=body + "".join(markers), bytes=sum(sizes), truncated_bytes=sum(sizes) - used,
                    source_lines=[lines[i] if i < len(lines) else [] for i in kept] + [[] for _ in markers],
-                   tool=tool)
+                   helper_lines=[helpers[i] if i < len(helpers) else [] for i in kept] + [[] for _ in markers]
+                   if helpers and any(helpers) else [], tool=tool)
