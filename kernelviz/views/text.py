@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
+from .figures import shown, valid
 from .ranks_text import split_line
 
 
@@ -19,6 +20,8 @@ def size(nbytes: int | None) -> str:
     """Bytes for people: ``33.8 KB``."""
     if nbytes is None:
         return ""
+    if not valid(nbytes):
+        return shown(nbytes, "B")
     value, unit = float(nbytes), "B"
     for unit in ("B", "KB", "MB", "GB"):
         if value < 1024 or unit == "GB":
@@ -108,11 +111,11 @@ def summary(capture: Capture, width: int = 110) -> str:
             timing = ""
             if launch.timing and launch.timing.in_graph_ms is not None:
                 t = launch.timing
-                share = f" {100 * t.share:5.1f}%" if t.share is not None else ""
-                timing = f" {t.in_graph_ms:9.4f} ms{share} {t.bound or '':<8}"
+                share = f" {100 * t.share:5.1f}%" if valid(t.share) else f" {shown(t.share)}"
+                timing = f" {shown(t.in_graph_ms, 'ms', '9.4f')}{share} {t.bound or '':<8}"
             name = launch.name if len(launch.name) <= 52 else launch.name[:51] + "…"
             row = f"  {launch.index:>3}  {name:<52} {launch_kind(graph, launch):<15}{timing}  {aten}"
             lines.append(row if len(row) <= width else row[: width - 1] + "…")
         if graph.gap_ms is not None:
-            lines.append(f"  {'':>3}  {'gap (between launches)':<52} {'':<15} {graph.gap_ms:9.4f} ms")
+            lines.append(f"  {'':>3}  {'gap (between launches)':<52} {'':<15} {shown(graph.gap_ms, 'ms', '9.4f')}")
     return "\n".join(lines)

@@ -1,0 +1,108 @@
+"""What loads renders: a timed capture of real output code whose numbers are drawn from the whole float range
+(negative, zero, subnormal, huge) and from integers beyond 64 bits either is refused by ``from_json`` with one
+line or renders through every view (HTML report, notebook bundle, widget payload, text, a diff both ways, the
+CLI's ``show`` and ``diff``) and round-trips through JSON. A figure that makes no sense says so."""
+
+import json
+import os
+import random
+from datetime import timedelta
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import kernelviz  # noqa: E402
+from conftest import FIXTURES, fill_timings  # noqa: E402
+from kernelviz.__main__ import main  # noqa: E402
+from kernelviz.model import Capture  # noqa: E402
+from kernelviz.views.display import static_bundle  # noqa: E402
+from kernelviz.views.payload import capture_from_bundle, payload  # noqa: E402
+from kernelviz.views.text import summary  # noqa: E402
+
+BASE = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11/mlp_0.py"))
+BASE_JSON = BASE.to_json()
+EXAMPLES = int(os.environ.get("KERNELVIZ_FUZZ_EXAMPLES_RENDER", "60"))
+RENDER = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=10), derandomize=True,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _number_paths(value, path=()):
+    """Every path in the capture's JSON that holds a number (or could: a figure left empty)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _number_paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _number_paths(v, (*path, i))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) or value is None:
+        yield path
+
+
+PATHS = sorted(set(_number_paths(json.loads(BASE_JSON))), key=repr)
+NUMBERS = (st.floats(allow_nan=False, allow_infinity=False)  # the whole finite range: 0, -0, subnormals, 1e308
+           | st.sampled_from([0, -0.0, -3.0, 1e308, -1e308, 5e-324, 2**64, -2**63 - 1, 10**40, -10**40])
+           | st.integers(-2**200, 2**200) | st.integers(-5, 5))
+
+
+FIGURES = [p for p in PATHS if {"timing", "peaks", "gap_ms", "gpu_busy_ms", "compile_s", "bench_s"} & set(p)]
+ODD_NUMBERS = st.lists(st.tuples(st.sampled_from(FIGURES) | st.sampled_from(PATHS), NUMBERS), min_size=1, max_size=12)
+
+
+def with_numbers(changes) -> str:
+    """The base capture's JSON with the numbers at these paths changed."""
+    data = json.loads(BASE_JSON)
+    for path, value in changes:
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = value
+    return json.dumps(data)
+
+
+def renders_everywhere(capture: Capture, tmp_path) -> None:
+    assert Capture.from_json(capture.to_json()) == capture
+    bundle = json.loads(json.dumps(static_bundle(capture)))
+    assert capture_from_bundle(bundle[kernelviz.MIME_TYPE]) == capture
+    assert capture.to_html().startswith("<!DOCTYPE html>")
+    json.dumps(payload(capture, per_kernel=False))
+    assert summary(capture).startswith("kernelviz:")
+    for a, b in ((BASE, capture), (capture, BASE)):
+        d = kernelviz.diff(a, b)
+        assert d.to_html().startswith("<!DOCTYPE html>")
+        json.loads(json.dumps(d._repr_mimebundle_()))
+        type(d).from_json(d.to_json())
+    path = tmp_path / f"odd{random.random()}.json"
+    path.write_text(capture.to_json())
+    assert main(["show", str(path), "-o", str(tmp_path / "show.html")]) == 0
+    assert main(["diff", str(FIXTURES / "cuda-h100-torch2.11/mlp_0.py"), str(path), "-o",
+                 str(tmp_path / "diff.html")]) == 0
+
+
+@RENDER
+@given(changes=ODD_NUMBERS)
+def test_a_capture_with_numbers_from_the_whole_range_renders_through_every_view_or_is_refused(changes,
+                                                                                              tmp_path_factory):
+    try:
+        capture = Capture.from_json(with_numbers(changes))
+    except kernelviz.CaptureError as exc:
+        assert "\n" not in str(exc)
+        return
+    renders_everywhere(capture, tmp_path_factory.mktemp("odd"))
+
+
+def test_a_figure_that_makes_no_sense_says_so(tmp_path):
+    cap = Capture.from_json(BASE_JSON)
+    matmul, gelu = cap.graphs[0].launches[:2]
+    matmul.timing.in_graph_ms, matmul.timing.flops, matmul.timing.bytes = -1.5, 1e308, 10**40
+    gelu.timing.gb_per_s = -3.0
+    cap.graphs[0].gap_ms = -2.0
+    cap.peaks.dram_gb_per_s = -1.0
+    renders_everywhere(cap, tmp_path)
+    page = cap.to_html()
+    assert "invalid: -3 GB/s" in page and "invalid: -1.5<" in page and "invalid: 1e+40 B" in page
+    assert "2 launches with invalid figures (negative or beyond any device) not drawn: #0, #1" in page
+    text = summary(cap)
+    assert "invalid: -1.5 ms" in text and "invalid: -2 ms" in text
