@@ -275,7 +275,7 @@ class Kernel:
         return [FragmentNode.from_line(line) for line in self.fragment]
 
     def _meta(self, key: str) -> Any:
-        return (self.inductor_meta or {}).get(key)
+        return self.inductor_meta.get(key) if isinstance(self.inductor_meta, dict) else None
 
     @property
     def num_load(self) -> int | None:
@@ -295,7 +295,7 @@ class Kernel:
 
     def params(self) -> list[str]:
         """Parameter names in call order (pointers and scalars, no constexprs): ``in_ptr0``, ``out_ptr1``..."""
-        if self.triton_meta and isinstance(self.triton_meta.get("signature"), dict):
+        if isinstance(self.triton_meta, dict) and isinstance(self.triton_meta.get("signature"), dict):
             return [k for k, v in self.triton_meta["signature"].items() if v != "constexpr"]
         if self.kind == "cpp" and (m := _CPP_PARAMS.search(self.source)):
             return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
@@ -782,9 +782,17 @@ def loads(text: str | bytes) -> Any:
     if orjson is not None and not _long_digits(text):
         try:
             return orjson.loads(text)
-        except orjson.JSONDecodeError:  # the standard library says where
-            pass
-    return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+        except orjson.JSONDecodeError as exc:  # the standard library says where
+            if "ecursion" in str(exc):
+                raise _too_deep() from None
+    try:
+        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def _too_deep() -> ValueError:
+    return ValueError("nested too deep for a JSON reader: over about 1,000 levels, where a capture has about 10")
 
 
 _DIGITS = bytes(48 if 48 <= i < 58 else 32 for i in range(256))  # digits to "0", all else to " "

@@ -106,3 +106,52 @@ def test_a_figure_that_makes_no_sense_says_so(tmp_path):
     assert "2 launches with invalid figures (negative or beyond any device) not drawn: #0, #1" in page
     text = summary(cap)
     assert "invalid: -1.5 ms" in text and "invalid: -2 ms" in text
+
+
+CPU = FIXTURES / "cpu-torch2.13"
+CUDA = FIXTURES / "cuda-h100-torch2.11"
+ODD_CODE = [  # (fixture, text in it, what it becomes): output code that loads but whose parts are not what they seem
+    (CUDA / "mlp_0.py", "inductor_meta={'grid_type'", "inductor_meta=[1, 2], _={'grid_type'"),
+    (CUDA / "mlp_0.py", "triton_meta={'signature'", "triton_meta='abc', _={'signature'"),
+    (CUDA / "mlp_0.py", "empty_strided_cuda((4096, 4096)", "empty_strided_cuda((1000000000000000000000000000000000000000, 4096)"),
+    (CUDA / "mlp_0.py", "size_hints={'x': 16777216}", "size_hints={'x': -16777216000000000000000000}"),
+    (CPU / "mlp_0.py", "cpp_pybinding(['const at::BFloat16*', 'at::BFloat16*']",
+     "cpp_pybinding([{'a': [1]}, ['at::BFloat16*', [2]]]"),
+    (CPU / "mlp_0.py", "cpp_pybinding(['const at::BFloat16*', 'at::BFloat16*']", "cpp_pybinding({('a',): 1}"),
+    (CPU / "mlp_0.py", "cpp_pybinding(['const at::BFloat16*', 'at::BFloat16*']", "cpp_pybinding([[[[[[1]]]]]]"),
+    (CPU / "collectives_0.py", "all_reduce_.default(buf1, 'sum', '0')", "all_reduce_.default(buf1, 'sum', '²')"),
+    (CPU / "collectives_0.py", "all_reduce_.default(buf1, 'sum', '0')", "all_reduce_.default(buf1, 'sum', -7)"),
+]
+
+
+@pytest.mark.parametrize("fixture, old, new", ODD_CODE, ids=[f"{f.stem}:{n[:30]}" for f, _, n in ODD_CODE])
+def test_output_code_that_loads_renders_everywhere_or_is_refused_in_one_line(fixture, old, new, tmp_path):
+    text = fixture.read_text()
+    assert old in text
+    path = tmp_path / "odd_output_code.py"
+    path.write_text(text.replace(old, new, 1))
+    try:
+        capture = kernelviz.load(path)
+    except kernelviz.ParseError as exc:
+        assert "\n" not in str(exc) and str(path) in str(exc)
+        return
+    renders_everywhere(fill_timings(capture), tmp_path)
+    for kernel in capture.kernels:  # what the model reads of its metadata
+        kernel.params, kernel.reads_writes() if hasattr(kernel, "reads_writes") else None
+
+
+@pytest.mark.parametrize("depth", [5000, 1100])
+def test_json_nested_too_deep_is_refused_by_depth_in_one_line(depth):
+    data = json.loads(BASE_JSON)
+    data["warnings"] = ["deep"]
+    text = json.dumps(data).replace('["deep"]', "[" * depth + "]" * depth, 1)
+    with pytest.raises(kernelviz.CaptureError, match=r"^not valid JSON \(nested too deep for a JSON reader: over "
+                                                     r"about 1,000 levels, where a capture has about 10\)"):
+        Capture.from_json(text)
+
+
+def test_json_nested_deep_in_free_form_metadata_loads_and_renders(tmp_path):
+    data = json.loads(BASE_JSON)
+    data["graphs"][0]["kernels"][0]["triton_meta"] = {"odd": None}
+    text = json.dumps(data).replace('{"odd": null}', '{"odd": ' + "[" * 900 + "]" * 900 + "}", 1)
+    renders_everywhere(Capture.from_json(text), tmp_path)
