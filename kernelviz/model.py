@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import importlib
 import json
@@ -109,6 +110,12 @@ class FragmentNode:
         users = f"[num_users={self.users}]" if self.users is not None else ""
         op = "PlaceHolder" if self.op == "placeholder" else self.op
         return f"%{self.name} : {tensor}{users} = {op}[target={self.target}]" + (f"({self.args})" if self.args else "")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _fragment_node(line: str) -> FragmentNode:
+    """One fragment line read, once: the report, the links and the diff each read a kernel's fragment."""
+    return FragmentNode.from_line(line)
 
 
 @dataclass
@@ -271,8 +278,9 @@ class Kernel:
     repro: ReproRecord | None = None
 
     def fragment_nodes(self) -> list[FragmentNode]:
-        """The graph fragment's lines read into nodes (each time it is called: the lines are what is kept)."""
-        return [FragmentNode.from_line(line) for line in self.fragment]
+        """The graph fragment's lines read into nodes (the lines are what is kept; a line read before is read
+        from a cache, so its node is shared: read it, do not change it)."""
+        return [_fragment_node(line) for line in self.fragment]
 
     def _meta(self, key: str) -> Any:
         return self.inductor_meta.get(key) if isinstance(self.inductor_meta, dict) else None
