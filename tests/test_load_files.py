@@ -118,3 +118,15 @@ def _umask():
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_the_first_display_leaves_the_hip_reading_to_its_tab_until_the_mapping_is_loaded(monkeypatch):
+    """Loading torch's hipify mapping costs seconds: a display does not pay it for a tab that may not open."""
+    from kernelviz.views import hip
+    from kernelviz.views.payload import graph_view, payload
+
+    cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
+    monkeypatch.setattr(hip, "_loaded", False)
+    assert "hip" not in payload(cap)["view"]
+    assert graph_view(cap, "0")["hip"]["error"] is None  # what the live panel asks for when the tab opens
+    assert hip.ready() and payload(cap)["view"]["hip"]["0"]["error"] is None
