@@ -50,7 +50,7 @@ def cache_roots(device: int = 0, seen: str | None = None) -> list[str]:
     """Where a binary Inductor built may be, first the likeliest: the ``TRITON_CACHE_DIR`` seen when the
     capture ended, Inductor's Triton folder for ``device`` (where its compile workers and its static launcher
     put and load binaries: ``TRITON_CACHE_DIR`` is set only in processes that built an autotuner, so the one
-    that ran the kernel may not have it), and Triton's own folder now."""
+    that ran the kernel may not have it), Triton's own folder now, and Triton's default one."""
     roots = [seen] if seen else []
     try:
         from torch._inductor.runtime.cache_dir_utils import triton_cache_dir
@@ -60,7 +60,10 @@ def cache_roots(device: int = 0, seen: str | None = None) -> list[str]:
         pass
     try:
         roots.append(cache_root())
-    except StageError:
+        from triton.runtime.cache import default_cache_dir
+
+        roots.append(default_cache_dir())  # where a binary built while TRITON_CACHE_DIR was unset went
+    except (StageError, ImportError, AttributeError):
         pass
     return list(dict.fromkeys(roots))
 
