@@ -734,7 +734,17 @@ def _versioned(cls: type, data: Any) -> Any:
     with without_gc():
         built = _build(cls, data)
     built.schema_version = SCHEMA_VERSION
+    _check_order(built)
     return built
+
+
+def _check_order(capture: Any) -> None:
+    """A launch's ``index`` is its place in its graph's ``call()`` (views and diffs look launches up by it)."""
+    for g, graph in enumerate(getattr(capture, "graphs", [])):
+        for i, launch in enumerate(graph.launches):
+            if launch.index != i:
+                raise CaptureError(f"graphs[{g}].launches[{i}].index: expected {i} (its place in call()), "
+                                   f"got {_describe(launch.index)}")
 
 
 def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
