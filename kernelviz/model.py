@@ -741,7 +741,7 @@ def _versioned(cls: type, data: Any) -> Any:
 def _check_order(capture: Any) -> None:
     """A launch's ``index`` is its place in its graph's ``call()`` (views and diffs look launches up by it)."""
     for g, graph in enumerate(getattr(capture, "graphs", [])):
-        for i, launch in enumerate(graph.launches):
+        for i, launch in enumerate(getattr(graph, "launches", [])):
             if launch.index != i:
                 raise CaptureError(f"graphs[{g}].launches[{i}].index: expected {i} (its place in call()), "
                                    f"got {_describe(launch.index)}")
