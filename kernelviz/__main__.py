@@ -167,10 +167,12 @@ def read(path: str):
 
 
 def _write(obj, html: str | None, json_path: str | None) -> None:
+    from .model import write_atomically
+
     for target, text in ((json_path, obj.to_json), (html, obj.to_html)):
         if target:
             Path(target).parent.mkdir(parents=True, exist_ok=True)
-            Path(target).write_text(text(), encoding="utf-8")
+            write_atomically(Path(target), text())
             print(f"kernelviz: wrote {target}", file=sys.stderr)
 
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import importlib
 import json
 import math
+import os
 import re
+import tempfile
 import types
 import typing
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ except ImportError:  # the GPU machine runs kernelviz from a checkout, without i
 SCHEMA_VERSION = 4
 # version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
 # graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded); version 4
-# added Launch.counters
+# added Launch.counters and IRStage.helper_lines
 READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
@@ -110,6 +113,12 @@ class FragmentNode:
         return f"%{self.name} : {tensor}{users} = {op}[target={self.target}]" + (f"({self.args})" if self.args else "")
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _fragment_node(line: str) -> FragmentNode:
+    """One fragment line read, once: the report, the links and the diff each read a kernel's fragment."""
+    return FragmentNode.from_line(line)
+
+
 @dataclass
 class KernelTiming:
     """Isolated timing of one generated kernel and facts of its compiled binary."""
@@ -166,6 +175,8 @@ class IRStage:
     bytes: int = 0  # size of the whole stage
     truncated_bytes: int = 0
     source_lines: list[list[int]] = field(default_factory=list)  # per kept line: kernel source lines (1-based)
+    # per kept line: positions in helper modules inlined there ("triton_helpers.py:75"; schema 4), else empty
+    helper_lines: list[list[str]] = field(default_factory=list)
     tool: str = ""  # where the text comes from: "Triton's cache" or the disassembler's command
 
 
@@ -268,11 +279,12 @@ class Kernel:
     repro: ReproRecord | None = None
 
     def fragment_nodes(self) -> list[FragmentNode]:
-        """The graph fragment's lines read into nodes (each time it is called: the lines are what is kept)."""
-        return [FragmentNode.from_line(line) for line in self.fragment]
+        """The graph fragment's lines read into nodes (the lines are what is kept; a line read before is read
+        from a cache, so its node is shared: read it, do not change it)."""
+        return [_fragment_node(line) for line in self.fragment]
 
     def _meta(self, key: str) -> Any:
-        return (self.inductor_meta or {}).get(key)
+        return self.inductor_meta.get(key) if isinstance(self.inductor_meta, dict) else None
 
     @property
     def num_load(self) -> int | None:
@@ -292,7 +304,7 @@ class Kernel:
 
     def params(self) -> list[str]:
         """Parameter names in call order (pointers and scalars, no constexprs): ``in_ptr0``, ``out_ptr1``..."""
-        if self.triton_meta and isinstance(self.triton_meta.get("signature"), dict):
+        if isinstance(self.triton_meta, dict) and isinstance(self.triton_meta.get("signature"), dict):
             return [k for k, v in self.triton_meta["signature"].items() if v != "constexpr"]
         if self.kind == "cpp" and (m := _CPP_PARAMS.search(self.source)):
             return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
@@ -525,6 +537,25 @@ class StepSplit:
     note: str = ""  # e.g. that the block compiled graphs, so its idle time holds the compile
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: a reader, or a save
+    at the same time, sees the old file or a whole new one, never a part."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would have made it (mkstemp makes it private)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 class Document:
     """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
     page's, the MIME bundle's and the text summary's, relative to this package) are imported only when called."""
@@ -536,8 +567,7 @@ class Document:
         return importlib.import_module(self._views[0], __package__).page(self.wait_stages())
 
     def save_html(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_html())
+        write_atomically(Path(path), self.to_html())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return importlib.import_module(self._views[1], __package__).mimebundle(self.wait_stages())
@@ -639,7 +669,7 @@ class Capture(Document):
             base = base.with_suffix("")
         target = base.parent / f"{base.name}{'' if self.rank is None else f'.rank{self.rank}'}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.to_json(), encoding="utf-8")
+        write_atomically(target, self.to_json())
         return target
 
 
@@ -768,7 +798,17 @@ def _versioned(cls: type, data: Any) -> Any:
     with without_gc():
         built = _build(cls, data)
     built.schema_version = SCHEMA_VERSION
+    _check_order(built)
     return built
+
+
+def _check_order(capture: Any) -> None:
+    """A launch's ``index`` is its place in its graph's ``call()`` (views and diffs look launches up by it)."""
+    for g, graph in enumerate(getattr(capture, "graphs", [])):
+        for i, launch in enumerate(getattr(graph, "launches", [])):
+            if launch.index != i:
+                raise CaptureError(f"graphs[{g}].launches[{i}].index: expected {i} (its place in call()), "
+                                   f"got {_describe(launch.index)}")
 
 
 def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
@@ -821,12 +861,30 @@ def dumps(value: Any, indent: int | None = None) -> str:
 def loads(text: str | bytes) -> Any:
     """JSON data of JSON text (orjson where installed). NaN, Infinity and numbers too large for a double
     are refused (``ValueError``), as orjson does: they could not be written back."""
-    if orjson is not None:
+    if orjson is not None and not _long_digits(text):
         try:
             return orjson.loads(text)
-        except orjson.JSONDecodeError:  # the standard library says where
-            pass
-    return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+        except orjson.JSONDecodeError as exc:  # the standard library says where
+            if "ecursion" in str(exc):
+                raise _too_deep() from None
+    try:
+        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def _too_deep() -> ValueError:
+    return ValueError("nested too deep for a JSON reader: over about 1,000 levels, where a capture has about 10")
+
+
+_DIGITS = bytes(48 if 48 <= i < 58 else 32 for i in range(256))  # digits to "0", all else to " "
+
+
+def _long_digits(text: str | bytes) -> bool:
+    """Whether 19 digits stand in a row: maybe an integer beyond 64 bits, which orjson reads as a float and the
+    standard library exactly (a translate and a find: about 4 ms per MB, a regex takes 20-30)."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    return b"0" * 19 in data.translate(_DIGITS)
 
 
 def _not_a_number(name: str) -> float:

@@ -272,7 +272,7 @@ class _SlowKernel:
 
 
 def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps_the_capture():
-    from kernelviz.ir import read_in_background
+    from kernelviz.ir import StageJob, read_in_background
 
     never_ran = ("0 launchers: the kernel has not run (autotuning picks one when it does): run the compiled code "
                  "inside the capture to see what it compiled to")
@@ -280,7 +280,7 @@ def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps
                 lambda c: c.bench(progress=False)):
         cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
         triton = [k for k in cap.kernels if k.kind.startswith("triton")]
-        cap._stages = read_in_background([(k, _SlowKernel(), None) for k in triton])
+        cap._stages = read_in_background([StageJob(k, _SlowKernel(), None, []) for k in triton])
         assert triton and all(k.ir is None for k in triton)  # the capture is there before its stages
         made = use(cap)
         assert "_stages" not in vars(cap) and all(k.ir.notes == [never_ran] for k in triton)

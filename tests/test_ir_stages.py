@@ -223,3 +223,90 @@ def test_stage_view_tokens_cover_each_stage_and_say_why_when_none(monkeypatch):
     assert {"k", "nf", "c1", "m"} & set(ptx["tokens"][::2])  # pygments' PTX lexer: keywords, comments, numbers
     assert view["facts"]["occupancy"]["limited by"] and view["facts"]["registers per thread"] == 27
     assert "text" not in stages_view(kernel, text=False)["stages"][0]
+
+
+def _launcher(name, **extra):
+    def launcher():
+        pass
+
+    launcher.cache_hash, _, launcher.n_regs, launcher.shared = KERNELS[name]
+    launcher.n_spills, launcher.config = 0, types.SimpleNamespace(num_warps=2)
+    for key, value in extra.items():
+        setattr(launcher, key, value)
+    return launcher
+
+
+def test_the_binary_is_found_where_inductor_put_it_whatever_this_process_triton_cache_dir(monkeypatch, tmp_path):
+    """A process whose kernels were all built in compile workers has no TRITON_CACHE_DIR: Triton's own
+    folder is then ~/.triton/cache, but Inductor's workers and static launcher use its cache's triton/<device>."""
+    import shutil
+
+    from torch._inductor.runtime import cache_dir_utils
+
+    name = "triton_per_fused_native_layer_norm_relu_0"
+    inductor = tmp_path / "inductor"
+    shutil.copytree(STAGES_DIR / KERNELS[name][0], inductor / "triton" / "0" / KERNELS[name][0])
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(inductor))
+    monkeypatch.setattr(stages, "cache_root", lambda: str(tmp_path / "home" / ".triton" / "cache"))
+    monkeypatch.setattr(stages, "_tool", lambda name: None)
+    assert cache_dir_utils.triton_cache_dir(0) == str(inductor / "triton" / "0")
+    roots = stages.cache_roots(0)
+    ir = kernel_ir(_kernel(name), types.SimpleNamespace(launchers=[_launcher(name)], filename=None), H100, roots)
+    assert [s.name for s in ir.stages] == ["ttir", "ttgir", "llir", "ptx"], ir.notes
+    seen = stages.cache_roots(0, seen=str(tmp_path / "seen"))
+    assert seen[0] == str(tmp_path / "seen") and seen[1:] == roots
+    gone = kernel_ir(_kernel(name), types.SimpleNamespace(launchers=[_launcher(name)]), H100, [str(tmp_path / "x")])
+    assert gone.stages == [] and len(gone.notes) == 1 and f"no {name}.json in {tmp_path / 'x'}" in gone.notes[0]
+    assert "the binary facts come from the launcher" in gone.notes[0]
+    assert (gone.num_regs, gone.shared_bytes, gone.occupancy.blocks_per_sm) == (27, 8, 32)  # num_warps: its config
+
+
+def test_stages_of_a_binary_held_in_memory_need_no_cache_folder(monkeypatch):
+    """Triton's own launcher keeps its CompiledKernel among the autotuner's compile results, stages in ``asm``:
+    the one whose hash is the launcher's is read, the other configs' binaries are not."""
+    import collections
+    import json
+
+    monkeypatch.setattr(stages, "_tool", lambda name: None)
+    name = "triton_per_fused_native_layer_norm_relu_0"
+    texts = _texts(name)
+    meta = json.loads((STAGES_DIR / KERNELS[name][0] / f"{name}.json").read_text())
+    metadata = collections.namedtuple("KernelMetadata", sorted(meta))(**meta)
+    ran = types.SimpleNamespace(hash=meta["hash"], metadata=metadata, asm={s: texts[s] for s in stages.FILE_STAGES})
+    other = types.SimpleNamespace(hash="00" * 32, metadata=metadata, asm={"ttir": "other"})
+    obj = types.SimpleNamespace(launchers=[_launcher(name)], filename=guess_file(texts["ttir"]),
+                                compile_results=[types.SimpleNamespace(kernel=other), types.SimpleNamespace(kernel=ran)])
+    ir = kernel_ir(_kernel(name), obj, H100, roots=[])
+    assert [s.name for s in ir.stages] == ["ttir", "ttgir", "llir", "ptx"]
+    assert {s.tool for s in ir.stages} == {"Triton's compiled kernel"}
+    assert ir.notes == ["no SASS: Triton's compiled kernel holds no cubin"] and ir.options["num_warps"] == 2
+    assert all(any(found) for found in (s.source_lines for s in ir.stages))
+
+
+def test_lines_inlined_from_helper_modules_link_to_those_files():
+    """The fixture's SASS is ``nvdisasm -g`` (no inline frames): 63 of its 120 instruction lines name only Triton's
+    standard.py (tl.sum) or Inductor's triton_helpers.py. They link to those as helper lines: every line links."""
+    from kernelviz.ir.lines import helper_lines, stage_positions, unlinked_note
+
+    name = "triton_per_fused_native_layer_norm_relu_0"
+    kernel, texts, links = _links(name)
+    sass = texts["sass"]
+    file = guess_file(texts["ttir"])
+    helpers = helper_lines(stage_positions("sass", sass), file)
+    rows = sass.splitlines()
+    instructions = [i for i, row in enumerate(rows) if re.match(r"\s*/\*[0-9a-f]{4}\*/", row)]
+    standard = [i for i in instructions if helpers[i] and not links["sass"][i]]
+    assert len(standard) == 63 and {helpers[i][0].split(":")[0] for i in standard} == {"standard.py",
+                                                                                      "triton_helpers.py"}
+    assert all(links["sass"][i] or helpers[i] for i in instructions)
+    stage = stages.keep("sass", sass, links["sass"], helpers=helpers)
+    assert stage.helper_lines[standard[0]] == helpers[standard[0]] and len(stage.helper_lines) == len(stage.source_lines)
+    assert unlinked_note([stage]) is None
+    bare = stages.keep("sass", sass, [[] for _ in rows])
+    note = unlinked_note([bare])
+    assert note.startswith(f"SASS: {len(instructions)} of {len(instructions)} instruction lines (100%) carry no line")
+    assert re.search(r"most are [A-Z]+ \d+", note)
+    mlir = stage_positions("ttgir", '#loc1 = loc("/lib/standard.py":293:36)\n'
+                                    '    %0 = arith.addf %a, %b : f32 loc(callsite(#loc1 at "/k/mod.py":41:2))')
+    assert helper_lines(mlir, "/k/mod.py") == [[], ["standard.py:293"]]

@@ -4,8 +4,9 @@ Each stage names source positions its own way: MLIR (TTIR, TTGIR) ``loc(...)`` w
 names, call sites and fused locations; LLVM IR ``!dbg !N`` with ``!DILocation`` metadata (and
 ``inlinedAt`` chains); PTX ``.loc`` directives over ``.file`` entries (inlined frames in the comment
 after them); SASS from ``nvdisasm -g``/``-gi`` ``//## File "...", line N`` markers. Positions in other
-files (Triton's ``standard.py``, Inductor's ``triton_helpers.py``) count only through the kernel-file
-frame they were inlined at. Files are matched by base name (the module's name is a content hash).
+files (Triton's ``standard.py``, Inductor's ``triton_helpers.py``, libdevice) count as kernel lines only
+through the kernel-file frame they were inlined at, and are kept as helper positions of their own. Files
+are matched by base name (the module's name is a content hash).
 """
 
 from __future__ import annotations
@@ -15,14 +16,33 @@ import re
 from collections.abc import Callable
 
 Lines = list[list[int]]  # per line of a stage's text: the kernel file's lines it comes from
+Positions = list[list[tuple[str, int]]]  # per line of a stage's text: every (file, line) it names
+MAX_HELPERS = 3  # helper positions kept per stage line
 
 
-def stage_lines(stage: str, text: str, file: str) -> Lines:
-    """Lines of ``file`` (1-based) behind each line of ``text``, a stage named ``stage``."""
+def stage_positions(stage: str, text: str) -> Positions:
+    """Every source position (file, line) each line of ``text``, a stage named ``stage``, names: its own and
+    those of the frames it was inlined at."""
     parser = _PARSERS.get(stage)
-    if parser is None:
-        return [[] for _ in text.splitlines()]
-    return parser(text, os.path.basename(file))
+    return parser(text) if parser is not None else [[] for _ in text.splitlines()]
+
+
+def stage_lines(stage: str, text: str, file: str, positions: Positions | None = None) -> Lines:
+    """Lines of ``file`` (1-based) behind each line of ``text``, a stage named ``stage``."""
+    base = os.path.basename(file)
+    return [_keep(found, base) for found in (stage_positions(stage, text) if positions is None else positions)]
+
+
+def helper_lines(positions: Positions, file: str | None) -> list[list[str]]:
+    """Per stage line, the positions in other files than the kernel's own (Inductor's ``triton_helpers.py``,
+    Triton's ``standard.py``, libdevice) as ``"name.py:line"``, innermost first, at most ``MAX_HELPERS``."""
+    base = os.path.basename(file or "")
+    out = []
+    for found in positions:
+        names = [f"{os.path.basename(path)}:{line}" for path, line in found
+                 if line > 0 and path and os.path.basename(path) != base]
+        out.append(list(dict.fromkeys(names))[:MAX_HELPERS])
+    return out
 
 
 def to_source(lines: Lines, offset: int, count: int) -> Lines:
@@ -112,9 +132,9 @@ class _MlirLocs:
         return i + len(token)
 
 
-def _mlir(text: str, base: str) -> Lines:
+def _mlir(text: str) -> Positions:
     locs = _MlirLocs(text)
-    out: Lines = []
+    out: Positions = []
     for line in text.splitlines():
         found: list[tuple[str, int]] = []
         if not _ALIAS.match(line):
@@ -123,7 +143,7 @@ def _mlir(text: str, base: str) -> Lines:
                     found += locs.parse(line, m.end())[0]
                 except ValueError:
                     continue
-        out.append(_keep(found, base))
+        out.append(found)
     return out
 
 
@@ -133,7 +153,7 @@ _FIELD = re.compile(r'(\w+): (?:!(\d+)|"((?:[^"\\]|\\.)*)"|(-?\d+))')
 _DBG = re.compile(r"!dbg !(\d+)")
 
 
-def _llvm(text: str, base: str) -> Lines:
+def _llvm(text: str) -> Positions:
     nodes: dict[str, tuple[str, dict[str, str]]] = {}
     for line in text.splitlines():
         if m := _METADATA.match(line):
@@ -155,10 +175,10 @@ def _llvm(text: str, base: str) -> Lines:
         here = [(file_of(fields.get("scope") if kind == "DILocation" else ref), int(fields.get("line", 0)))]
         return here + (positions(fields["inlinedAt"], depth + 1) if "inlinedAt" in fields else [])
 
-    out: Lines = []
+    out: Positions = []
     for line in text.splitlines():
         m = _DBG.search(line) if not line.startswith("!") else None
-        out.append(_keep(positions(m.group(1)), base) if m else [])
+        out.append(positions(m.group(1)) if m else [])
     return out
 
 
@@ -169,19 +189,19 @@ _PTX_INLINED = re.compile(r"inlined_at\s+(\d+)\s+(\d+)")
 _PTX_COMMENT_FRAME = re.compile(r"@\[\s*([^\s:]+):(\d+)")
 
 
-def _ptx(text: str, base: str) -> Lines:
+def _ptx(text: str) -> Positions:
     files = {}
     for line in text.splitlines():
         if m := _PTX_FILE.match(line):
             files[m.group(1)] = re.findall(r'"([^"]*)"', m.group(2))[-1]
-    out: Lines = []
-    current: list[int] = []
+    out: Positions = []
+    current: list[tuple[str, int]] = []
     for line in text.splitlines():
         if m := _PTX_LOC.match(line):
             found = [(files.get(m.group(1), ""), int(m.group(2)))]
             found += [(files.get(f, ""), int(n)) for f, n in _PTX_INLINED.findall(m.group(3))]
             found += [(name, int(n)) for name, n in _PTX_COMMENT_FRAME.findall(m.group(3))]
-            current = _keep(found, base)
+            current = found
         elif line.startswith("}") or line.lstrip().startswith(".section"):
             current = []
         out.append(current)
@@ -194,17 +214,16 @@ _SASS_INLINED = re.compile(r'inlined at "([^"]*)", line (\d+)')
 _SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/")
 
 
-def _sass(text: str, base: str) -> Lines:
-    out: Lines = []
-    current: list[int] = []
+def _sass(text: str) -> Positions:
+    out: Positions = []
+    current: list[tuple[str, int]] = []
     in_block = False
     for line in text.splitlines():
         if m := _SASS_MARK.match(line):
             found = [(m.group(1), int(m.group(2)))] + [(f, int(n)) for f, n in _SASS_INLINED.findall(m.group(3))]
-            mine = _keep(found, base)
-            current = sorted(set(current) | set(mine)) if in_block else mine
+            current = list(dict.fromkeys(current + found)) if in_block else found
             in_block = True
-            out.append(mine)
+            out.append(found)
             continue
         in_block = False
         if line.startswith("//----"):
@@ -213,5 +232,32 @@ def _sass(text: str, base: str) -> Lines:
     return out
 
 
-_PARSERS: dict[str, Callable[[str, str], Lines]] = {"ttir": _mlir, "ttgir": _mlir, "llir": _llvm, "ptx": _ptx,
+_PARSERS: dict[str, Callable[[str], Positions]] = {"ttir": _mlir, "ttgir": _mlir, "llir": _llvm, "ptx": _ptx,
                                                    "sass": _sass}
+
+
+_OPCODE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
+UNLINKED_SHARE = 0.2  # above this share of unlinked SASS instructions a kernel's note says which they are
+
+
+def unlinked_note(stages: list) -> str | None:
+    """One line saying which SASS instruction lines carry no line information, where more than
+    ``UNLINKED_SHARE`` of them link neither to the kernel's source nor to a helper module."""
+    sass = next((s for s in stages if s.name == "sass"), None)
+    if sass is None:
+        return None
+    rows = sass.text.splitlines()
+    helpers = sass.helper_lines or [[] for _ in rows]
+    instructions = [i for i, row in enumerate(rows) if _SASS_INSTRUCTION.match(row)]
+    bare = [i for i in instructions if not (i < len(sass.source_lines) and sass.source_lines[i])
+            and not (i < len(helpers) and helpers[i])]
+    if not instructions or len(bare) <= UNLINKED_SHARE * len(instructions):
+        return None
+    opcodes: dict[str, int] = {}
+    for i in bare:
+        if m := _OPCODE.match(rows[i]):
+            opcodes[m.group(1)] = opcodes.get(m.group(1), 0) + 1
+    common = ", ".join(f"{op} {n}" for op, n in sorted(opcodes.items(), key=lambda item: -item[1])[:5])
+    return (f"SASS: {len(bare)} of {len(instructions)} instruction lines ({100 * len(bare) / len(instructions):.0f}%) "
+            f"carry no line information: the disassembler put them under no //## File marker (code ptxas made "
+            f"without a source position); most are {common}")

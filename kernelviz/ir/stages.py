@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from ..model import IRStage
@@ -31,7 +32,7 @@ class StageError(RuntimeError):
 
 
 def cache_root() -> str:
-    """Triton's cache folder in this process (its knob, else its environment variable and default)."""
+    """Triton's cache folder in this process now (its knob, else its environment variable and default)."""
     try:
         from triton import knobs
 
@@ -45,19 +46,60 @@ def cache_root() -> str:
     return os.getenv("TRITON_CACHE_DIR", "").strip() or default_cache_dir()
 
 
+def cache_roots(device: int = 0, seen: str | None = None) -> list[str]:
+    """Where a binary Inductor built may be, first the likeliest: the ``TRITON_CACHE_DIR`` seen when the
+    capture ended, Inductor's Triton folder for ``device`` (where its compile workers and its static launcher
+    put and load binaries: ``TRITON_CACHE_DIR`` is set only in processes that built an autotuner, so the one
+    that ran the kernel may not have it), Triton's own folder now, and Triton's default one."""
+    roots = [seen] if seen else []
+    try:
+        from torch._inductor.runtime.cache_dir_utils import triton_cache_dir
+
+        roots.append(triton_cache_dir(device))
+    except Exception:  # noqa: BLE001 - an older or newer torch: the other folders still count
+        pass
+    try:
+        roots.append(cache_root())
+        from triton.runtime.cache import default_cache_dir
+
+        roots.append(default_cache_dir())  # where a binary built while TRITON_CACHE_DIR was unset went
+    except (StageError, ImportError, AttributeError):
+        pass
+    return list(dict.fromkeys(roots))
+
+
 def folder_hash(metadata_hash: str) -> str:
     """The folder name Triton's cache gives a binary whose metadata ``hash`` (hex) is this."""
     return base64.b32encode(bytes.fromhex(metadata_hash)).decode().rstrip("=")
 
 
-def binary_folder(cache_hash: str, name: str) -> tuple[Path, dict]:
-    """The cache folder of ``cache_hash`` and the metadata of kernel ``name`` in it, once checked."""
-    folder = Path(cache_root()) / cache_hash
-    meta_path = folder / f"{name}.json"
-    if not meta_path.is_file():
-        raise StageError(f"Triton's cache has no {name}.json in {folder}")
-    meta = json.loads(meta_path.read_text())
-    if meta.get("name", name) != name or ("hash" in meta and folder_hash(meta["hash"]) != cache_hash):
+def folder_key(value: object) -> str | None:
+    """:func:`folder_hash` of a metadata ``hash`` of any type; None where it is not hex."""
+    try:
+        return folder_hash(str(value))
+    except ValueError:
+        return None
+
+
+def binary_folder(cache_hash: str, name: str, roots: list[str] | None = None) -> tuple[Path, dict]:
+    """The cache folder of ``cache_hash`` (in the first of ``roots`` that has it, by default
+    :func:`cache_roots`) and the metadata of kernel ``name`` in it, once checked."""
+    roots = cache_roots() if roots is None else roots
+    for root in roots:
+        folder = Path(root) / cache_hash
+        meta_path = folder / f"{name}.json"
+        if meta_path.is_file():
+            break
+    else:
+        where = " or ".join(str(Path(root) / cache_hash) for root in roots) or "no cache folder"
+        raise StageError(f"Triton's cache has no {name}.json in {where} (the binary's files were removed "
+                         "or written elsewhere); the binary facts come from the launcher")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise StageError(f"{meta_path} could not be read: {type(exc).__name__}: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("name", name) != name or (
+            "hash" in meta and folder_key(meta["hash"]) != cache_hash):
         raise StageError(f"{meta_path} describes another binary than the launcher's ({cache_hash})")
     return folder, meta
 
@@ -109,6 +151,14 @@ def disassemble(cubin: Path) -> tuple[str, str]:
     raise StageError("no SASS: " + "; ".join(errors))
 
 
+def disassemble_bytes(cubin: bytes, name: str) -> tuple[str, str]:
+    """:func:`disassemble` of a cubin held in memory (written to a temporary folder for the tool)."""
+    with tempfile.TemporaryDirectory(prefix="kernelviz-sass-") as folder:
+        path = Path(folder) / f"{name}.cubin"
+        path.write_bytes(cubin)
+        return disassemble(path)
+
+
 def _metadata(stage: str, rows: list[str]) -> set[int]:
     """Rows that only carry line information, which the links already hold: MLIR's ``#loc`` aliases and
     PTX's DWARF sections."""
@@ -120,7 +170,8 @@ def _metadata(stage: str, rows: list[str]) -> set[int]:
     return set()
 
 
-def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: str = "") -> IRStage:
+def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: str = "",
+         helpers: list[list[str]] | None = None) -> IRStage:
     """The stage as the capture keeps it: without rows of line information only, at most ``cap`` bytes cut
     at a line end, and a marker line for each part left out, with its size."""
     rows = text.splitlines(keepends=True)
@@ -144,4 +195,5 @@ def keep(name: str, text: str, lines: Lines, cap: int = MAX_STAGE_BYTES, tool: s
     body = "".join(rows[i] if rows[i].endswith("\n") else rows[i] + "\n" for i in kept)
     return IRStage(name=name, text=body + "".join(markers), bytes=sum(sizes), truncated_bytes=sum(sizes) - used,
                    source_lines=[lines[i] if i < len(lines) else [] for i in kept] + [[] for _ in markers],
-                   tool=tool)
+                   helper_lines=[helpers[i] if i < len(helpers) else [] for i in kept] + [[] for _ in markers]
+                   if helpers and any(helpers) else [], tool=tool)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import re
+import stat
 from pathlib import Path
 
 from ..model import Capture, CaptureError, Graph, Ranks, without_gc
@@ -100,16 +102,7 @@ def _load(source: str | Path) -> Capture | Ranks:
             if rank_files(path):
                 return load_ranks(path)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*.py") if "async_compile" in _read(p))
-            if not files:
-                raise ParseError(f"{path}: no Inductor output code in this directory; {EXPECTED}")
-            graphs = []
-            for file in files:
-                with _named(file):
-                    graphs += _graphs(_read(file), file.stem)
-            return Capture(graphs=graphs)
-        if not path.is_file():
-            raise ParseError(f"{path}: no such file; {EXPECTED}")
+            return _load_folder(path)
         text = _read(path)
         with _named(path):
             return _from_text(text, path.stem, json=path.suffix in (".json", ".ipynb"))
@@ -151,8 +144,60 @@ def _graphs(text: str, name: str | None) -> list[Graph]:
     return graphs
 
 
+def _load_folder(folder: Path) -> Capture:
+    """The output code in the ``*.py`` regular files under ``folder`` (symbolic links to folders are not
+    followed; FIFOs, sockets, devices, folders named ``*.py`` and links that lead nowhere are passed over)."""
+    files, passed = [], []
+    for root, dirs, names in os.walk(folder, onerror=lambda exc: passed.append(f"{exc.filename} ({_why(exc)})")):
+        dirs.sort()
+        for name in sorted(n for n in names + dirs if n.endswith(".py")):
+            try:
+                text = _read(Path(root) / name)
+            except ParseError as exc:
+                passed.append(str(exc).split("; ")[0])
+                continue
+            if "async_compile" in text:
+                files.append((Path(root) / name, text))
+    if not files:
+        skipped = f" (passed over: {'; '.join(passed[:3])}{' ...' * (len(passed) > 3)})" if passed else ""
+        raise ParseError(f"{folder}: no Inductor output code in this directory{skipped}; {EXPECTED}")
+    graphs = []
+    for file, text in sorted(files):
+        with _named(file):
+            graphs += _graphs(text, file.stem)
+    return Capture(graphs=graphs)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
 def _read(path: Path) -> str:
+    """The text of a regular file; a one-line :class:`ParseError` for anything else. Opened without blocking
+    (a FIFO is refused, never waited on) and checked once open (what was checked is what is read)."""
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ParseError(f"{path}: no such file; {EXPECTED}") from None
+    except OSError as exc:
+        raise ParseError(f"{path}: cannot be read ({_why(exc)}); {EXPECTED}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ParseError(f"{path}: {_KINDS.get(stat.S_IFMT(mode), 'not a regular file')}, not a file to read; "
+                             f"{EXPECTED}")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise ParseError(f"{path}: cannot be read ({_why(exc)}); {EXPECTED}") from None
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ParseError(f"{path}: binary data, not UTF-8 text; {EXPECTED}") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text  # as text mode reads it
+
+
+_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket",
+          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}

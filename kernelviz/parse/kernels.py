@@ -68,10 +68,27 @@ def find_kernels(text: str, lines: list[str], line_starts: list[int], warnings: 
                 _read_triton(kernel)
             elif kernel.kind == "cpp" and q:
                 kernel.arg_types = ast.literal_eval(rest[: q.start()].rstrip().rstrip(","))
-        except (SyntaxError, ValueError, AssertionError) as exc:
+        except (SyntaxError, ValueError, AssertionError, TypeError, MemoryError, RecursionError) as exc:
             warnings.append(f"kernel {name}: could not read its metadata ({type(exc).__name__}); kept as raw text")
+        warnings += _unexpected_metadata(kernel)
         found.append(Definition(kernel, first, end))
     return found
+
+
+def _unexpected_metadata(kernel: Kernel) -> list[str]:
+    """Metadata of a shape Inductor never writes is left out (a line says so): what a capture keeps must mean what
+    its fields say and load back from its JSON."""
+    said = []
+    for field in ("triton_meta", "inductor_meta"):
+        value = getattr(kernel, field)
+        if value is not None and not isinstance(value, dict):
+            setattr(kernel, field, None)
+            said.append(f"kernel {kernel.name}: its {field} is not a dict ({type(value).__name__}); left out")
+    types = kernel.arg_types
+    if types is not None and not (isinstance(types, list) and all(isinstance(t, str) for t in types)):
+        kernel.arg_types = None
+        said.append(f"kernel {kernel.name}: its argument types are not a list of strings; left out")
+    return said
 
 
 def line_of(line_starts: list[int], offset: int) -> int:

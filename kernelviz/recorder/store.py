@@ -12,8 +12,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model import write_atomically
 
 FORMAT = "v1"
 
@@ -40,16 +42,9 @@ def _path(key: str) -> str:
 
 def save(key: str, records: list[KernelRecord]) -> None:
     """Write the records of one module (atomically: a reader sees the old file or the new one)."""
-    path = _path(key)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump([dataclasses.asdict(r) for r in records], f)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    path = Path(_path(key))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, json.dumps([dataclasses.asdict(r) for r in records]))
 
 
 def load(key: str) -> list[KernelRecord] | None:

@@ -9,10 +9,12 @@ embeds glyph paths); pygal has no timeline and carries its own scripts. Every st
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from html import escape
 
 from ..model import DevicePeaks, Graph, Launch
+from .figures import positive, valid
 from .text import launch_kind, plural
 
 KIND_COLOURS = {"triton": "#4e79a7", "triton_template": "#b07aa1", "cpp": "#59a14f", "extern": "#f28e2b"}
@@ -24,11 +26,12 @@ class _Log:
     """A log scale from ``domain`` (padded by ``pad`` either side) onto the pixel range ``(a, b)``."""
 
     def __init__(self, values: list[float], pad: float, a: float, b: float) -> None:
+        values = [min(max(v, 1e-30), 1e30) for v in values]  # what a ratio of sane figures can reach
         self.lo, self.hi = math.log10(min(values) / pad), math.log10(max(values) * pad)
         self.a, self.b = a, b
 
     def __call__(self, v: float) -> float:
-        t = (math.log10(max(v, 1e-30)) - self.lo) / ((self.hi - self.lo) or 1)
+        t = (math.log10(min(max(v, 1e-30), 1e30)) - self.lo) / ((self.hi - self.lo) or 1)
         return self.a + min(1.0, max(0.0, t)) * (self.b - self.a)
 
     def decades(self) -> list[float]:
@@ -130,8 +133,12 @@ def _bandwidth_strip(graph: Graph, launches: list[Launch], peaks: DevicePeaks | 
 def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
     """The roofline figure of ``graph`` (empty when no launch has a rate)."""
     timed = [launch for launch in graph.launches if launch.timing]
-    flops = [launch for launch in timed if launch.timing.flops and launch.timing.bytes and launch.timing.tflop_per_s]
-    memory = [launch for launch in timed if launch not in flops and launch.timing.gb_per_s]
+    flops = [launch for launch in timed if all(positive(v) for v in (launch.timing.flops, launch.timing.bytes,
+                                                                      launch.timing.tflop_per_s))]
+    memory = [launch for launch in timed if launch not in flops and positive(launch.timing.gb_per_s)]
+    odd = [launch for launch in timed if any(v is not None and not valid(v) for v in (
+        launch.timing.flops, launch.timing.bytes, launch.timing.tflop_per_s, launch.timing.gb_per_s))]
+    peaks = _sane_peaks(peaks)
     if not flops and not memory:
         return ""
     dtypes = list(dict.fromkeys(launch.timing.dtype for launch in flops if launch.timing.dtype))
@@ -145,8 +152,20 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
     source = (f"ceilings of {peaks.device}: {peaks.source or 'source not given'}"
               + ("; right of the DRAM peak: cache-resident (inputs in L2)" if memory and peaks.dram_gb_per_s else "")
               if known else "no ceilings: this device's peaks are not known (so no % of a roof either)")
+    if odd:
+        source += (f"; {plural(len(odd), 'launch')} with invalid figures (negative or beyond any "
+                   f"device) not drawn: #{', #'.join(str(launch.index) for launch in odd[:8])}")
     return (f'<figure class="kv-figure"><figcaption>Roofline</figcaption>{"".join(parts)}'
             f'<div class="kv-hint">{escape(source)}</div></figure>')
+
+
+def _sane_peaks(peaks: DevicePeaks | None) -> DevicePeaks | None:
+    """The device's peaks without the ones that make no sense (a ceiling must be above zero)."""
+    if peaks is None:
+        return None
+    tflops = {d: v for d, v in peaks.tflops.items() if positive(v)} if isinstance(peaks.tflops, dict) else {}
+    return dataclasses.replace(peaks, dram_gb_per_s=peaks.dram_gb_per_s if positive(peaks.dram_gb_per_s) else None,
+                               tflops=tflops)
 
 
 def _legend(kinds: list[str]) -> str:
@@ -160,10 +179,10 @@ def _legend(kinds: list[str]) -> str:
 
 def timeline_svg(graph: Graph) -> str:
     """``call()`` as a timeline: launches back to back by in-graph time, generated and extern lanes, then the gap."""
-    timed = [launch for launch in graph.launches if launch.timing and launch.timing.in_graph_ms is not None]
+    timed = [launch for launch in graph.launches if launch.timing and valid(launch.timing.in_graph_ms)]
     if not timed:
         return ""
-    gap = graph.gap_ms if graph.gap_ms and graph.gap_ms > 0 else 0.0
+    gap = graph.gap_ms if positive(graph.gap_ms) else 0.0
     lanes = ["generated", "extern"] + (["gap"] if gap else [])
     lane_h, top = 22, 8
     h = top + lane_h * len(lanes) + BOTTOM

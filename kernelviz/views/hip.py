@@ -12,11 +12,24 @@ from ..model import Graph
 _HIPIFIED_KINDS = ("cpp", "jiterator", "cuda")  # kernels whose source is C++ (Triton's is Python)
 
 
+_loaded = False  # whether hipify ran in this process (its tables imported, its regex compiled and cached)
+
+
 def hipify(text: str) -> str:
     """``text`` as torch's hipify mapping rewrites it for ROCm."""
+    global _loaded
     from torch._inductor.codegen.aoti_hipify_utils import maybe_hipify_code_wrapper
 
-    return maybe_hipify_code_wrapper(text, force_hipify=True)
+    out = maybe_hipify_code_wrapper(text, force_hipify=True)
+    _loaded = True
+    return out
+
+
+def ready() -> bool:
+    """Whether a HIP reading costs a millisecond here: the first one in a process costs seconds (importing
+    Inductor's codegen and torch's hipify tables, compiling their 40 KB regex), which no display pays for a tab
+    that may never open. The live panel asks for a graph's reading when its tab opens."""
+    return _loaded
 
 
 def text_diff(before: str, after: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pygments.formatters import HtmlFormatter
 from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
+from .figures import positive, shown, valid
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
@@ -32,8 +33,8 @@ def _css() -> str:
     return _CSS_FILE.read_text() + HtmlFormatter(style="default").get_style_defs(".kv-report .highlight")
 
 
-def _num(value: float | None, digits: int) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
+def _num(value: float | None, digits: int, unit: str = "") -> str:
+    return shown(value, unit, f".{digits}f")
 
 
 def _anchor(graph: Graph, kernel: Kernel) -> str:
@@ -57,14 +58,14 @@ def _rate(launch: Launch) -> str:
     only FLOPs are known, else its GB/s."""
     t, c = launch.timing, launch.collective
     if c is not None:
-        return f"{c.bus_gb_per_s:.3g} GB/s bus" if c.bus_gb_per_s is not None else ""
+        return shown(c.bus_gb_per_s, "GB/s bus")
     if t is None:
         return ""
     if t.tflop_per_s is not None and (t.bound == "compute" or t.gb_per_s is None):
-        return f"{t.tflop_per_s:.3g} TFLOP/s"
+        return shown(t.tflop_per_s, "TFLOP/s")
     if t.gb_per_s is None:
         return ""
-    return f"{t.gb_per_s:.3g} GB/s" + (" cache-resident" if t.cache_resident else "")
+    return shown(t.gb_per_s, "GB/s") + (" cache-resident" if t.cache_resident and valid(t.gb_per_s) else "")
 
 
 def _roof(launch: Launch, peaks_known: bool) -> str:
@@ -81,12 +82,16 @@ def _roof(launch: Launch, peaks_known: bool) -> str:
         pct, tag = t.pct_peak_flops, "flop"
     else:
         return ""
+    if not valid(pct):
+        return shown(pct, "%")
     return f"{min(pct, 100.0):.1f}%" + ("" if t.bound else f" {tag}")
 
 
 def _share(share: float | None) -> str:
     if share is None:
         return _cell("", "kv-num")
+    if not valid(share):
+        return _cell(escape(shown(share)), "kv-num kv-share")
     pct = min(100.0, 100 * share)
     bar = f'<span class="kv-bar" style="width:calc((100% - 4em) * {pct / 100:.3f})"></span>'
     return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
@@ -119,7 +124,7 @@ def launch_table(graph: Graph, peaks: DevicePeaks | None = None) -> str:
                           for launch in graph.launches], _NAME_CHARS)
     rows = "".join(_row(graph, launch, known, level) for launch in graph.launches)
     if graph.gap_ms is not None:
-        share = graph.gap_ms / graph.gpu_busy_ms if graph.gpu_busy_ms else None
+        share = graph.gap_ms / graph.gpu_busy_ms if positive(graph.gpu_busy_ms) and valid(graph.gap_ms) else None
         rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'
                  f'{_cell(_num(graph.gap_ms, 4), "kv-num")}{_share(share)}' + "<td></td>" * 7 + "</tr>")
     return (f'<div class="kv-table-wrap"><table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'

@@ -18,6 +18,7 @@ from typing import Any
 from ..model import SCHEMA_VERSION, Capture, CaptureError, dumps, loads
 from .highlight import language, tokens
 from .hip import hip_view
+from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
 from .stages import kernel_extras, strip_stages
@@ -38,6 +39,7 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     the live widget leaves those out and sends them kernel by kernel when one is selected."""
     annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}}
     budget = HIGHLIGHT_BUDGET
+    hip = per_kernel and hip_ready()  # the first display of a process leaves it out (the panel asks when shown)
     for g, graph in enumerate(capture.graphs):
         for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
@@ -46,7 +48,7 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
                 budget -= len(kernel.source)
                 annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
             annex.setdefault("deep", {})[key] = kernel_extras(kernel, text=False)
-        if per_kernel:
+        if hip:
             annex.setdefault("hip", {})[str(g)] = hip_view(graph, text=False)
         line = timeline(graph)
         annex["memory"][str(g)] = {"steps": line.steps, "peak": line.peak, "peak_step": line.peak_step,

@@ -26,7 +26,7 @@ def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
         return {"stages": [], "notes": [reason], "facts": None}
     stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name), "bytes": s.bytes,
                "truncated_bytes": s.truncated_bytes, "tool": s.tool}
-              | ({"text": s.text, "lines": s.source_lines,
+              | ({"text": s.text, "lines": s.source_lines, "helpers": s.helper_lines,
                   "tokens": list(tokens(s.text, STAGE_LANGUAGE.get(s.name, "text")))} if text else {})
               for s in ir.stages]
     return {"stages": stages, "notes": list(ir.notes), "facts": facts(kernel)}
@@ -74,4 +74,4 @@ def strip_stages(data: dict[str, Any]) -> None:
         for kernel in graph.get("kernels", []):
             kernel["repro"] = None
             for stage in (kernel.get("ir") or {}).get("stages", []):
-                stage["text"], stage["source_lines"] = "", []
+                stage["text"], stage["source_lines"], stage["helper_lines"] = "", [], []

@@ -7,6 +7,7 @@ import textwrap
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
+from .figures import shown, valid
 from .names import column_labels
 from .ranks_text import split_line
 
@@ -27,6 +28,8 @@ def size(nbytes: int | None) -> str:
     """Bytes for people: ``33.8 KB``."""
     if nbytes is None:
         return ""
+    if not valid(nbytes):
+        return shown(nbytes, "B")
     value, unit = float(nbytes), "B"
     for unit in ("B", "KB", "MB", "GB"):
         if value < 1024 or unit == "GB":
@@ -141,14 +144,14 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
         timing = ""
         if timed:
             t = launch.timing
-            ms = f"{t.in_graph_ms:11.4f}" if t and t.in_graph_ms is not None else " " * 11
-            share = f"{100 * t.share:5.1f}%" if t and t.share is not None else ""
+            ms = f"{shown(t.in_graph_ms, '', '11.4f'):>11}" if t and t.in_graph_ms is not None else " " * 11
+            share = (f"{100 * t.share:5.1f}%" if valid(t.share) else shown(t.share)) if t else ""
             timing = f"  {ms} {share:>6}" + (f"  {(t.bound if t else '') or '':<{bound_w}}" if bound_w else "")
         full = f"  {_cut(launch.name, full_w)}" if with_full else ""
         rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{full}".rstrip())
     if graph.gap_ms is not None:
         gap = "gap (between launches)" if name_w + kind_w >= 22 else "gap"
-        rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {graph.gap_ms:11.4f}")
+        rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {shown(graph.gap_ms, '', '11.4f'):>11}")
     return rows
 
 

@@ -17,7 +17,7 @@ function deepData(ctx, key, kernel) {
   if (!saved) return null;
   const model = (kernel.ir && kernel.ir.stages) || [];
   const stages = saved.ir.stages.map((s, i) => ({ ...s, text: model[i] ? model[i].text : "",
-    lines: model[i] ? model[i].source_lines : [], tokens: null }));
+    lines: model[i] ? model[i].source_lines : [], helpers: model[i] ? model[i].helper_lines : [], tokens: null }));
   return { ...saved.ir, stages, repro: saved.repro };
 }
 
@@ -60,6 +60,16 @@ function mark(pane, lit, current, scroll) {
   if (scroll) scrollPaneTo(pane, first);
 }
 
+/** Stage lines compiled from helper modules (triton_helpers.py, Triton's standard.py, libdevice) say so. */
+function markHelpers(pane, helpers) {
+  pane.querySelectorAll(".kv-line").forEach((line) => {
+    const from = helpers[Number(line.dataset.line) - 1];
+    if (!from || !from.length) return;
+    line.classList.add("kv-helper-line");
+    line.title = `inlined from ${from.join(" ← ")}`;
+  });
+}
+
 /** The tab's content for the selected row (see rows.js). */
 export function compiledTab(ctx) {
   const { row, state } = ctx;
@@ -98,6 +108,7 @@ export function compiledTab(ctx) {
     source.classList.add("kv-compiled-source");
     code.classList.add("kv-stage");
     if (stage.name === "sass" && row.launch.counters && row.launch.counters.sass) heatColumn(code, row.launch.counters.sass, sassOffset);
+    markHelpers(code, stage.helpers || []);
     box.append(h("div", { class: "kv-tabs" }, ...stages.map((s) => h("button", {
       class: "kv-tab kv-stage-tab" + (s === stage ? " kv-active" : ""),
       title: `${fmtBytes(s.bytes)} as compiled${s.truncated_bytes ? `, ${fmtBytes(s.truncated_bytes)} left out` : ""}` +
