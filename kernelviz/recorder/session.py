@@ -186,6 +186,7 @@ class CaptureSession:
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
+            graph.fusions = inductor.fusion_decisions(key)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
             jobs += stage_jobs(graph, run.compiled() if run.compiled is not None else None)  # Triton's stages
