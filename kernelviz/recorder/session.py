@@ -194,6 +194,7 @@ class CaptureSession:
         if pending := read_in_background(jobs):
             capture._stages = pending
         distributed.resolve_groups(capture.graphs)
+        capture.advice()
         if not capture.graphs:
             skipped = [e for e in capture.dynamo if e.kind == "skip"]
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (
