@@ -39,3 +39,10 @@ def graph_break_in_loop(x):
         x = torch.sin(x)
         torch._dynamo.graph_break()
     return x
+
+
+def refused_fusion(x, w):
+    """Inductor refuses to fuse the softmax with the product after it: the cumsum (an extern call on the CPU)
+    between them needs the softmax's output ("intermediate nodes between node1 & node2")."""
+    y = torch.softmax(x @ w, -1)
+    return (y.cumsum(0) * y).sum(1)

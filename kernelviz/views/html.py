@@ -21,6 +21,7 @@ from .charts import roofline_svg, timeline_svg
 from .highlight import language, runs
 from .memory import timeline
 from .stages import STAGE_TITLE
+from .findings import TOP, as_run_line, html_list
 from .text import compile_story, dynamo_lines, headline, launch_kind, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
@@ -205,6 +206,7 @@ def _timed(graph: Graph) -> str:
     parts += [f"{clock} {graph.gpu_busy_ms:.4f} ms"] if graph.gpu_busy_ms is not None else []
     parts += [f"gap {graph.gap_ms:.4f} ms"] if graph.gap_ms is not None else []
     parts += [f"as a CUDA graph {graph.cudagraph_ms:.4f} ms"] if graph.cudagraph_ms is not None else []
+    parts += [as_run_line(graph.as_run)] if graph.as_run else []
     return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
 
 
@@ -217,6 +219,7 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> st
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{len(graph.launches)} launches, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
+            + html_list(capture, graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph) + wrapper_view(graph)
             + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
@@ -229,7 +232,7 @@ def header(capture: Capture) -> str:
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f"<p>{escape(story)}</p>" if story else "")
-            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "")
+            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, top=TOP)
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..model import SCHEMA_VERSION, Capture, CaptureError, dumps, loads
 from .highlight import language, tokens
+from .findings import findings
 from .hip import hip_view
 from .links import kernel_links
 from .memory import timeline
@@ -58,6 +59,8 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
     Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
     data = capture.to_dict()
+    if not data.get("findings"):  # a capture saved before findings were kept: its findings worked out now
+        data["findings"] = loads(dumps(findings(capture)))
     if not per_kernel:
         for graph in data["graphs"]:
             graph["code"] = ""

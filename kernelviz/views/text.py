@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import Capture, Graph, Launch
+from .findings import as_run_line, text_lines
 from .ranks_text import split_line
 
 
@@ -98,10 +99,13 @@ def summary(capture: Capture, width: int = 110) -> str:
     lines += [f"  {line}" for line in dynamo_lines(capture)]
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]
+    found = text_lines(capture, top=10)
+    lines += ["  findings (most time at stake first):", *(f"  {x}" for x in found)] if found else []
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
+        lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
         for launch in graph.launches:
             aten = ", ".join(launch.original_aten) or "-"
