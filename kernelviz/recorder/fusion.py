@@ -121,7 +121,10 @@ def install(patches: Patches) -> None:
         return wrapper
 
     patches.wrap("torch._inductor.scheduler", "WhyNoFuse", "__call__", why)
-    patches.wrap("torch._inductor.scheduler", "Scheduler", "fuse_two_nodes", fuse_two_nodes)
+    from torch._inductor.scheduler import Scheduler
+
+    if hasattr(Scheduler, "fuse_two_nodes"):  # a method since torch 2.10 (before: a local function, fusions unread)
+        patches.wrap("torch._inductor.scheduler", "Scheduler", "fuse_two_nodes", fuse_two_nodes)
 
 
 def _said(reason: Any, args: tuple) -> str:
