@@ -123,7 +123,7 @@ def install(patches: Patches) -> None:
     patches.wrap("torch._inductor.scheduler", "WhyNoFuse", "__call__", why)
     from torch._inductor.scheduler import Scheduler
 
-    if hasattr(Scheduler, "fuse_two_nodes"):  # a method since torch 2.10 (before: a local function, fusions unread)
+    if hasattr(Scheduler, "fuse_two_nodes"):  # where it is a method (older torch: a local function, fusions unread)
         patches.wrap("torch._inductor.scheduler", "Scheduler", "fuse_two_nodes", fuse_two_nodes)
 
 
