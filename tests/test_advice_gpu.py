@@ -44,7 +44,13 @@ def test_gpt2_step_backward_is_launch_bound():
     biggest = max(backward, key=lambda g: len(g.launches))
     finding = _one(cap, "launch-bound", biggest)
     run = biggest.as_run
-    assert run.replay_ms is not None and finding.ms == pytest.approx(run.plain_ms - run.replay_ms)
+    assert run.plain_ms - run.kernels_ms > 0.25 * run.plain_ms
+    # the SDPA backward's philox seed and offset are CPU tensors: no CUDA graph (reduce-overhead skips it too),
+    # so no saving is claimed
+    assert run.replay_ms is None and "is a CPU tensor" in run.note
+    assert finding.ms is None and finding.how == f"no saving measured: {run.note}"
+    forward = next(g for g in cap.graphs if g.kind == "forward" and len(g.launches) > 10)
+    assert forward.as_run.replay_ms < forward.as_run.plain_ms  # its forward replays: a measured saving
     for line in kernelviz.views.findings.text_lines(cap, top=8):
         print(line)
 

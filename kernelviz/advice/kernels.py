@@ -89,9 +89,16 @@ def _memory_bound(graph: Graph, peaks: DevicePeaks | None) -> list[Advice]:
             f"({ms_text(floor)}; {peaks.source or 'peak of unknown source'})",
             f"{launch.name} moves {byte_text(t.bytes)} at {t.pct_peak_bw:.0f}% of the DRAM peak (L2-flushed "
             f"{ms_text(t.flushed_ms)})",
-            "memory-bound well below the bandwidth: look at its access pattern (strided or broadcast loads, "
-            "a transposed layout), or at the block size of its config"))
+            _MEMORY_HINT["extern" if launch.kernel_name is None else "generated"]))
     return found
+
+
+_MEMORY_HINT = {
+    "generated": "well below the bandwidth: look at its access pattern (strided or broadcast loads, a transposed "
+                 "layout), or at the block size of its config",
+    "extern": "a library call (cuBLAS, cuDNN) well below the bandwidth: another layout (channels_last for "
+              "convolutions), a lower precision, or max_autotune to let Inductor pick or generate a kernel for it",
+}
 
 
 def _latency_bound(graph: Graph) -> list[Advice]:

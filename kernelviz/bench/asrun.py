@@ -41,6 +41,10 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
                 kernels_ms=kernels_ms)
     graph.as_run = run
     static = make_args()  # the inputs the replays read: held until they are done
+    if (cpu := _cpu_input(graph, static)) is not None:
+        # a captured kernel would read a host pointer (an attention backward's philox seed faults so on replay)
+        run.note = f"not replayed as a CUDA graph: input {cpu} is a CPU tensor (reduce-overhead skips such a graph)"
+        return
     try:
         cuda_graph, _ = graphed(call, static)
     except Exception as exc:  # noqa: BLE001 - e.g. a CPU sync inside call(): no replay, the rest stands
@@ -72,3 +76,13 @@ def _events(timer: Any, run: Callable[[list], Any], make_args: Callable[[], list
         end.synchronize()
         gpu.append(start.elapsed_time(end))
     return gpu, cpu
+
+
+def _cpu_input(graph: Graph, args: list) -> str | None:
+    """The name of the first input that is a CPU tensor, as Inductor's CUDA graphs refuse them."""
+    import torch
+
+    for i, arg in enumerate(args):
+        if isinstance(arg, torch.Tensor) and arg.device.type == "cpu":
+            return graph.inputs[i].name if i < len(graph.inputs) else f"#{i}"
+    return None
