@@ -25,7 +25,8 @@ def advise(capture: Capture) -> list[Advice]:
         found += graph_findings(graph)
         found += kernel_findings(graph, capture.peaks)
     found += dynamo_findings(capture)
-    return sorted(found, key=lambda a: (a.ms is None, -(a.ms or 0.0), RULES.index(a.rule)))
+    order = {rule: i for i, rule in enumerate(RULES)}
+    return sorted(found, key=lambda a: (a.ms is None, -(a.ms or 0.0), order.get(a.rule, len(RULES))))
 
 
 __all__ = ["advise", "RULES"]

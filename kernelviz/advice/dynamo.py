@@ -33,5 +33,7 @@ def dynamo_findings(capture: Capture) -> list[Advice]:
 
 
 def _gist(reason: str) -> str:
-    """Dynamo's reason in a line: its first two lines that say something (the rest is on the event)."""
-    return " ".join([line.strip() for line in reason.splitlines() if line.strip()][:2])
+    """Dynamo's reason in a line: its first line, and the next where the first only announces it (ends with ':');
+    the rest is on the event."""
+    lines = [line.strip() for line in reason.splitlines() if line.strip()] or [""]
+    return " ".join(lines[:2]) if lines[0].endswith(":") else lines[0]

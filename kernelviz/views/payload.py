@@ -59,13 +59,13 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
     Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
     data = capture.to_dict()
-    if not data.get("findings"):  # a capture saved before findings were kept: its findings worked out now
-        data["findings"] = loads(dumps(findings(capture)))
     if not per_kernel:
         for graph in data["graphs"]:
             graph["code"] = ""
         strip_stages(data)
     data["view"] = view_annex(capture, per_kernel=per_kernel)
+    if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
+        data["view"]["findings"] = loads(dumps(findings(capture)))
     return data
 
 

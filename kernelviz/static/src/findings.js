@@ -12,6 +12,9 @@ export function findingMs(ms) {
   return ms < 0.1 ? `${(ms * 1e3).toFixed(1)} µs` : `${ms.toPrecision(3)} ms`;
 }
 
+/** The capture's findings: as kept, else as the view annex worked them out (a capture saved before they were kept). */
+const findingsOf = (cap) => (cap.findings && cap.findings.length ? cap.findings : (cap.view && cap.view.findings) || []);
+
 const graphIndex = (cap, id) => cap.graphs.findIndex((g) => g.id === id);
 
 function where(cap, f) {
@@ -43,7 +46,7 @@ function item(cap, f, go, full) {
 
 /** The header's top findings of the capture, most time at stake first. */
 export function findingsHeader(cap, go) {
-  const all = cap.findings || [];
+  const all = findingsOf(cap);
   if (!all.length) return null;
   return h("div", { class: "kv-findings" },
     h("div", { class: "kv-findings-title" }, `Findings (${all.length}, most time at stake first`
@@ -51,13 +54,13 @@ export function findingsHeader(cap, go) {
     h("ul", {}, ...all.slice(0, TOP).map((f) => item(cap, f, go, false))));
 }
 
-const ofGraph = (cap, g) => (cap.findings || []).filter((f) => f.graph === (cap.graphs[g] || {}).id);
+const ofGraph = (cap, g) => findingsOf(cap).filter((f) => f.graph === (cap.graphs[g] || {}).id);
 
 /** The Findings tab: every finding of the graph in view, and dynamo's, with how each ms was computed. */
 export function findingsTab(ctx) {
   const { cap, graph, go } = ctx;
   const mine = ofGraph(cap, graph);
-  const dynamo = (cap.findings || []).filter((f) => !f.graph);
+  const dynamo = findingsOf(cap).filter((f) => !f.graph);
   if (!mine.length && !dynamo.length) return [h("div", { class: "kv-hint" }, "No findings for this graph.")];
   return [h("ul", { class: "kv-findings kv-findings-tab" }, ...[...mine, ...dynamo].map((f) => item(cap, f, go, true)))];
 }
