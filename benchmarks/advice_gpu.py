@@ -2,7 +2,8 @@
 ``bench=True``; prints each graph as it runs (plain call(), CPU launch time, CUDA-graph replay) and the top
 findings with how their ms was computed.
 
-    python benchmarks/advice_gpu.py [resnet50|gpt2 ...]     # on a CUDA machine with torchvision and transformers
+    python benchmarks/advice_gpu.py [resnet50|gpt2 ...] [--save=DIR]   # on a CUDA machine with torchvision and
+                                                                        # transformers; --save: each capture's JSON
 """
 
 from __future__ import annotations
@@ -52,7 +53,12 @@ def report(name: str, cap) -> None:
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or ["resnet50", "gpt2"]:
+    names = [a for a in sys.argv[1:] if not a.startswith("--save=")] or ["resnet50", "gpt2"]
+    save = next((a[len("--save="):] for a in sys.argv[1:] if a.startswith("--save=")), None)
+    for name in names:
         start = time.perf_counter()
-        report(name, globals()[name]())
+        cap = globals()[name]()
+        report(name, cap)
         print(f"({time.perf_counter() - start:.1f} s)\n", flush=True)
+        if save:
+            cap.save(Path(save) / name)
