@@ -41,13 +41,14 @@ def _launch_bound(graph: Graph) -> list[Advice]:
         ms = run.plain_ms - run.replay_ms
         how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
                f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs)")
-    else:
-        ms = None
+    else:  # the idle time is what is at stake; no saving is claimed
+        ms = idle
         if run.replay_ms is not None:
             why = f"the CUDA-graph replay took {ms_text(run.replay_ms)}, no less than the plain call()"
         else:
             why = run.note or "no CUDA-graph replay was timed"
-        how = f"no saving measured: {why}"
+        how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
+               f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
     return [Advice("launch-bound", graph.id, [], ms, how, evidence, suggestion)]
 
 
@@ -76,6 +77,9 @@ _WHY = {  # Inductor's reason (start) -> what stands in the way, in the user's t
     "will create cycle": "fusing them would make a cycle in the graph (an op between depends on one and feeds the other)",
     "different devices": "they run on different devices",
     "invalid loop body": "their loops do not match (different iteration spaces or reductions)",
+    "numel/rnumel mismatch": "they loop over different shapes (a reduction beside a pointwise op of another size): "
+                             "Inductor fuses kernels over matching (numel, rnumel) only",
+    "nodes numel incompatibility": "they loop over different numbers of elements",
 }
 
 
