@@ -39,28 +39,27 @@ _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from 
 _fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
 
 
+def _remembered(table: OrderedDict, key: str, load) -> Any:
+    """``table[key]`` if a compile in this process put it there, else ``load(key)`` from the store (remembered)."""
+    with routing.lock:
+        found = table.get(key)
+    if found is None:
+        found = load(key)
+        if found is not None:
+            _remember(table, key, found)
+    return found
+
+
 def kernel_records(key: str) -> list[KernelRecord] | None:
     """Inductor's metadata for the kernels of the module with this code key: from a compile seen in
     this process, else from the store; None where it was never seen."""
-    with routing.lock:
-        found = _metadata.get(key)
-    if found is None:
-        found = store.load(key)
-        if found is not None:
-            _remember(_metadata, key, found)
-    return found
+    return _remembered(_metadata, key, store.load)
 
 
 def fusion_decisions(key: str) -> list[FusionDecision]:
     """Inductor's fusion decisions for the module with this code key: from a compile seen in this process,
     else from the store; empty where none were kept."""
-    with routing.lock:
-        found = _fusions.get(key)
-    if found is None:
-        found = store.load_fusions(key)
-        if found is not None:
-            _remember(_fusions, key, found)
-    return found or []
+    return _remembered(_fusions, key, store.load_fusions) or []
 
 
 def compile_seconds(key: str) -> float | None:
