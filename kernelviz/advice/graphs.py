@@ -80,7 +80,10 @@ _WHY = {  # Inductor's reason (start) -> what stands in the way, in the user's t
     "numel/rnumel mismatch": "they loop over different shapes (a reduction beside a pointwise op of another size): "
                              "Inductor fuses kernels over matching (numel, rnumel) only",
     "nodes numel incompatibility": "they loop over different numbers of elements",
+    "no shared data": "Inductor found no access the two share in the same pattern: the second reads the first's "
+                      "output with other indexing (transposed, broadcast, sliced); a matching layout lets them fuse",
 }
+MIN_SHARE = 0.005  # a timed refusal whose estimate is below this share of the graph's launch time is left out
 
 
 def _suggestion(reason: str) -> str:
@@ -101,24 +104,31 @@ def _refused_fusions(graph: Graph) -> list[Advice]:
         if (not d.fused and d.bytes and d.first_kernel in first_launch and d.second_kernel in first_launch
                 and d.first_kernel != d.second_kernel):
             pairs[(d.first_kernel, d.second_kernel)] = d
-    rate = _achieved_gb_per_s(graph)
+    rate, launched = _achieved_gb_per_s(graph)
     found = []
     for (k1, k2), d in pairs.items():
         a, b = first_launch[k1], first_launch[k2]
         if rate is not None:
             ms = 2 * d.bytes / (rate * 1e9) * 1e3
+            if ms < MIN_SHARE * launched:
+                continue
             how = (f"estimated from measured figures: the {byte_text(d.bytes)} between them written once and read "
                    f"once (2 × {byte_text(d.bytes)}) at the graph's achieved {rate:.3g} GB/s (its timed launches' "
                    "bytes over their in-graph time)")
         else:
             ms, how = None, "not estimated: the graph was not timed (no achieved bandwidth)"
-        evidence = (f"Inductor: cannot fuse {', '.join(d.first)} with {', '.join(d.second)}: {d.reason}; "
+        evidence = (f"Inductor: cannot fuse {_names(d.first)} with {_names(d.second)}: {d.reason}; "
                     f"{byte_text(d.bytes)} go through memory from {k1} (launch {a.index}) to {k2} (launch {b.index})")
         found.append(Advice("refused-fusion", graph.id, [a.index, b.index], ms, how, evidence, _suggestion(d.reason)))
     return found
 
 
-def _achieved_gb_per_s(graph: Graph) -> float | None:
+def _names(nodes: list[str], shown: int = 6) -> str:
+    return ", ".join(nodes[:shown]) + (f" (+{len(nodes) - shown} more)" if len(nodes) > shown else "")
+
+
+def _achieved_gb_per_s(graph: Graph) -> tuple[float | None, float]:
+    """The graph's achieved bandwidth (its timed launches' bytes over their in-graph time), and that time."""
     timed = [t for t in (launch.timing for launch in graph.launches) if t and t.in_graph_ms and t.bytes]
     ms = sum(t.in_graph_ms for t in timed)
-    return sum(t.bytes for t in timed) / (ms / 1e3) / 1e9 if ms > 0 else None
+    return (sum(t.bytes for t in timed) / (ms / 1e3) / 1e9 if ms > 0 else None), ms
