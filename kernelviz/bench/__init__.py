@@ -259,7 +259,7 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
             if inst.partitions and graph.device == "cuda" and not _talks(graph):
                 _step(observer, "phase cudagraph")
                 _cudagraph(graph, inst, timer, make_args)
-            if lockstep is None and not _talks(graph):
+            if lockstep is None and not _talks(graph) and not skip:  # the plain call() would run failed launches
                 _step(observer, "phase as run")
                 _as_run(graph, inst, timer, make_args, sum(ms for i, ms in in_graph.ms.items() if i not in skip))
     except LockstepError as exc:
