@@ -442,9 +442,9 @@ class Advice:
     graph: str | None  # the graph's id (None for dynamo's events, which belong to no graph)
     launches: list[int] = field(default_factory=list)  # indices in the graph's launches
     ms: float | None = None  # the time at stake (None where nothing measured gives one)
-    how: str = ""  # how ms was computed, from which measured figures
     evidence: str = ""  # what was seen
     suggestion: str = ""
+    how: str = ""  # how ms was computed, from which measured figures
 
 
 @dataclass

@@ -77,7 +77,8 @@ def test_refused_fusion_is_a_finding(captured):
 
 
 def test_refused_fusion_from_the_cache_in_a_new_process(captured, cache):
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache),
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
     out = subprocess.run([sys.executable, "-c", HIT], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     hit = Capture.from_json(out.stdout.strip().splitlines()[-1])

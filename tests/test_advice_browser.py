@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import kernelviz
-from browser import needs_browser, panel_site, serve, chromium_page
+from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
 from kernelviz.model import AsRun, DynamoEvent, FusionDecision
 from kernelviz.views.payload import payload

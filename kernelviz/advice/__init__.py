@@ -10,9 +10,9 @@ of the launches concerned, named as such.
 from __future__ import annotations
 
 from ..model import Advice, Capture
+from .dynamo import dynamo_findings
 from .graphs import graph_findings
 from .kernels import kernel_findings
-from .dynamo import dynamo_findings
 
 RULES = ("launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
          "latency-bound", "stall", "graph-break", "recompile", "skip")

@@ -24,11 +24,9 @@ def dynamo_findings(capture: Capture) -> list[Advice]:
         where = f"{event.file}:{event.line}" if event.file else "unknown place"
         code = f" ({event.code})" if event.code else ""
         found.append(Advice(
-            _RULE.get(event.kind, event.kind), None, [], None,
-            "not timed: dynamo does not time a break or a recompile" + (
-                " (the compile time is the capture's, not this event's alone)" if spent else ""),
-            f"{where}{code}: {_gist(event.reason)}{spent}",
-            _SUGGEST.get(event.kind, "")))
+            _RULE.get(event.kind, event.kind), None, [], None, f"{where}{code}: {_gist(event.reason)}{spent}",
+            _SUGGEST.get(event.kind, ""), "not timed: dynamo does not time a break or a recompile" + (
+                " (the compile time is the capture's, not this event's alone)" if spent else "")))
     return found
 
 

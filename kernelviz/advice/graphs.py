@@ -49,7 +49,7 @@ def _launch_bound(graph: Graph) -> list[Advice]:
             why = run.note or "no CUDA-graph replay was timed"
         how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
                f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
-    return [Advice("launch-bound", graph.id, [], ms, how, evidence, suggestion)]
+    return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, how)]
 
 
 def _wrapper_overhead(graph: Graph) -> list[Advice]:
@@ -62,19 +62,20 @@ def _wrapper_overhead(graph: Graph) -> list[Advice]:
         return []
     return [Advice(
         "wrapper-overhead", graph.id, [], outside,
-        f"measured: the plain call()'s wall time {ms_text(run.plain_ms)} (median of its fastest quarter of "
-        f"{run.runs} runs) − its launches' in-graph {ms_text(run.kernels_ms)}",
         f"call() spends {100 * outside / run.plain_ms:.0f}% of its time outside its {len(graph.launches)} "
         "launches (Python between the kernels)",
         "Inductor's C++ wrapper runs call() without Python: torch._inductor.config.cpp_wrapper = True "
-        "(not measured here)")]
+        "(not measured here)",
+        f"measured: the plain call()'s wall time {ms_text(run.plain_ms)} (median of its fastest quarter of "
+        f"{run.runs} runs) − its launches' in-graph {ms_text(run.kernels_ms)}")]
 
 
 _WHY = {  # Inductor's reason (start) -> what stands in the way, in the user's terms
     "intermediate nodes between": "another op between the two needs the first's output (often an extern call "
                                   "such as a matmul, a scan or a fallback op): reorder so it does not sit between",
     "exceeds max fusion": "the fused kernel would be too large: torch._inductor.config.max_fusion_size",
-    "will create cycle": "fusing them would make a cycle in the graph (an op between depends on one and feeds the other)",
+    "will create cycle": "fusing them would make a cycle in the graph (an op between depends on one and feeds "
+                         "the other)",
     "different devices": "they run on different devices",
     "invalid loop body": "their loops do not match (different iteration spaces or reductions)",
     "numel/rnumel mismatch": "they loop over different shapes (a reduction beside a pointwise op of another size): "
@@ -119,7 +120,7 @@ def _refused_fusions(graph: Graph) -> list[Advice]:
             ms, how = None, "not estimated: the graph was not timed (no achieved bandwidth)"
         evidence = (f"Inductor: cannot fuse {_names(d.first)} with {_names(d.second)}: {d.reason}; "
                     f"{byte_text(d.bytes)} go through memory from {k1} (launch {a.index}) to {k2} (launch {b.index})")
-        found.append(Advice("refused-fusion", graph.id, [a.index, b.index], ms, how, evidence, _suggestion(d.reason)))
+        found.append(Advice("refused-fusion", graph.id, [a.index, b.index], ms, evidence, _suggestion(d.reason), how))
     return found
 
 

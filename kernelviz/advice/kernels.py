@@ -43,21 +43,21 @@ def _per_kernel(graph: Graph) -> list[Advice]:
         if spills:
             regs = kernel.ir.num_regs if kernel.ir and kernel.ir.num_regs else None
             found.append(Advice(
-                "spills", graph.id, indices, ms, how,
+                "spills", graph.id, indices, ms,
                 f"{kernel.name} spills {spills} registers to local memory" + (f" ({regs} registers per thread)"
                                                                                if regs else ""),
                 "a smaller block (XBLOCK/RBLOCK) or fewer warps for this kernel, or let Inductor autotune it: "
-                "torch._inductor.config.max_autotune = True"))
+                "torch._inductor.config.max_autotune = True", how))
         occupancy = kernel.ir.occupancy if kernel.ir else None
         if (occupancy is not None and occupancy.max_warps_per_sm
                 and any(r in occupancy.limited_by for r in ("registers", "shared memory"))
                 and occupancy.warps_per_sm < LOW_OCCUPANCY * occupancy.max_warps_per_sm):
             found.append(Advice(
-                "occupancy", graph.id, indices, ms, how,
+                "occupancy", graph.id, indices, ms,
                 f"{kernel.name}: {occupancy.blocks_per_sm} block(s) per SM, {occupancy.warps_per_sm} of "
                 f"{occupancy.max_warps_per_sm} warps, limited by {occupancy.limited_by}",
                 "fewer registers or less shared memory per block (a smaller tile or fewer stages) lets more "
-                "blocks share an SM"))
+                "blocks share an SM", how))
     return found
 
 
@@ -85,11 +85,11 @@ def _memory_bound(graph: Graph, peaks: DevicePeaks | None) -> list[Advice]:
             continue
         found.append(Advice(
             "memory-bound", graph.id, [launch.index], ms,
-            f"derived: in-graph {ms_text(t.in_graph_ms)} − {byte_text(t.bytes)} at the DRAM peak {dram:.0f} GB/s "
-            f"({ms_text(floor)}; {peaks.source or 'peak of unknown source'})",
             f"{launch.name} moves {byte_text(t.bytes)} at {t.pct_peak_bw:.0f}% of the DRAM peak (L2-flushed "
             f"{ms_text(t.flushed_ms)})",
-            _MEMORY_HINT["extern" if launch.kernel_name is None else "generated"]))
+            _MEMORY_HINT["extern" if launch.kernel_name is None else "generated"],
+            f"derived: in-graph {ms_text(t.in_graph_ms)} − {byte_text(t.bytes)} at the DRAM peak {dram:.0f} GB/s "
+            f"({ms_text(floor)}; {peaks.source or 'peak of unknown source'})"))
     return found
 
 
@@ -110,11 +110,11 @@ def _latency_bound(graph: Graph) -> list[Advice]:
     grids = [launch.timing.grid for launch in small if launch.timing.grid is not None]
     return [Advice(
         "latency-bound", graph.id, [launch.index for launch in sorted(
-            small, key=lambda launch: -(launch.timing.in_graph_ms or 0.0))], ms, how,
+            small, key=lambda launch: -(launch.timing.in_graph_ms or 0.0))], ms,
         f"{len(small)} launch{'es' if len(small) > 1 else ''} cannot fill the device (fewer thread blocks than SMs, "
         f"or under 5 µs L2-flushed)" + (f"; grids of {min(grids)} to {max(grids)} blocks" if grids else ""),
         "each pays a launch's fixed cost for little work: larger batches, or fusing them (a CUDA graph hides "
-        "the CPU side of that cost)")]
+        "the CPU side of that cost)", how)]
 
 
 def _stalls(graph: Graph) -> list[Advice]:
@@ -127,9 +127,9 @@ def _stalls(graph: Graph) -> list[Advice]:
         top = launch.counters.stalls[0]
         ms, how = _at_stake([launch])
         found.append(Advice(
-            "stall", graph.id, [launch.index], ms, how,
+            "stall", graph.id, [launch.index], ms,
             f"{launch.name}: warps stall most on {top.reason} ({100 * top.share:.0f}% of stalls, Nsight Compute)",
-            _STALL_HINTS.get(top.reason, "see Nsight Compute's description of this stall reason")))
+            _STALL_HINTS.get(top.reason, "see Nsight Compute's description of this stall reason"), how))
     return found
 
 

@@ -18,10 +18,10 @@ from pygments.formatters import HtmlFormatter
 
 from ..model import Capture, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
+from .findings import TOP, as_run_line, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .stages import STAGE_TITLE
-from .findings import TOP, as_run_line, html_list
 from .text import compile_story, dynamo_lines, headline, launch_kind, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
