@@ -8,12 +8,14 @@ from .compare import Diff, diff
 from .model import (
     MIME_TYPE,
     SCHEMA_VERSION,
+    Advice,
     BufferEvent,
     Capture,
     CaptureError,
     DevicePeaks,
     DynamoEvent,
     FragmentNode,
+    FusionDecision,
     Graph,
     Kernel,
     Launch,
@@ -24,6 +26,7 @@ from .ranks import load_ranks
 
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
+           "Advice", "FusionDecision",
            "ParseError", "capture", "calibrate", "DevicePeaks", "diff", "Diff", "Ranks", "load_ranks",
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 

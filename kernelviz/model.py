@@ -32,7 +32,8 @@ except ImportError:  # the GPU machine runs kernelviz from a checkout, without i
 SCHEMA_VERSION = 4
 # version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
 # graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded); version 4
-# added Launch.counters and IRStage.helper_lines
+# added Launch.counters, IRStage.helper_lines, fusion decisions, the graph as it runs and findings (all with
+# defaults)
 READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
@@ -466,6 +467,51 @@ class DynamoEvent:
     code: str = ""  # the user's source line, where known
 
 
+# advice (issue 23): Inductor's fusion decisions, the graph as it runs, findings
+@dataclass
+class FusionDecision:
+    """One decision of Inductor's scheduler while it compiled the graph: two scheduler nodes fused or not, and
+    Inductor's own reason for a refusal (its ``fusion`` log)."""
+
+    first: list[str]  # the FX nodes of the first scheduler node (its origins)
+    second: list[str]
+    fused: bool
+    reason: str = ""  # Inductor's words, e.g. "intermediate nodes between node1 & node2"
+    first_kernel: str | None = None  # the generated kernel each side ended in, where it ended in one
+    second_kernel: str | None = None
+    bytes: int | None = None  # of the buffers the first writes and the second reads (None where symbolic)
+
+
+@dataclass
+class AsRun:
+    """A graph's ``call()`` as it runs without kernelviz's instruments: its plain time, the CPU time of
+    launching it, and (on a GPU, for a graph not already in CUDA-graph mode) its time as a CUDA-graph replay."""
+
+    unit: str  # "gpu" (CUDA events) or "cpu" (wall clock)
+    plain_ms: float  # median of runs of the un-instrumented call(), each after an L2 flush on a GPU
+    runs: int = 0
+    spread: float | None = None  # (p75 - p25) / median of those runs
+    launch_cpu_ms: float | None = None  # GPU: CPU time until call() returned (enqueueing every launch)
+    kernels_ms: float | None = None  # the launches' in-graph times added up (the device busy in them)
+    replay_ms: float | None = None  # call() captured once into a CUDA graph and replayed, median
+    note: str | None = None  # why a figure is missing (one line)
+
+
+@dataclass
+class Advice:
+    """A finding: what a rule saw in the capture, the launches it concerns, the time at stake and how that
+    time was computed, what was measured, and what to try."""
+
+    rule: str  # "launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
+    #            "latency-bound", "stall", "graph-break", "recompile"
+    graph: str | None  # the graph's id (None for dynamo's events, which belong to no graph)
+    launches: list[int] = field(default_factory=list)  # indices in the graph's launches
+    ms: float | None = None  # the time at stake (None where nothing measured gives one)
+    evidence: str = ""  # what was seen
+    suggestion: str = ""
+    how: str = ""  # how ms was computed, from which measured figures
+
+
 @dataclass
 class Graph:
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
@@ -495,6 +541,8 @@ class Graph:
     caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)
     repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
+    fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
+    as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
 
     def kernel(self, name: str) -> Kernel:
         for k in self.kernels:
@@ -599,6 +647,7 @@ class Capture(Document):
     device: str | None = None  # "cuda:1", "cpu"
     backend: str | None = None  # the default group's backend: "nccl", "gloo"
     step: StepSplit | None = None  # the captured block profiled (capture(profile=True))
+    findings: list[Advice] = field(default_factory=list)  # advice (issue 23): what advice() found last
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -660,6 +709,14 @@ class Capture(Document):
         from .counters import measure
 
         return measure(self, top=top, launches=launches, **options)
+
+    def advice(self) -> list[Advice]:
+        """The findings of every rule over this capture, the most time at stake first (kept in ``findings``,
+        so they travel with the JSON; see :mod:`kernelviz.advice`)."""
+        from .advice import advise
+
+        self.findings = advise(self)
+        return self.findings
 
     def save(self, path: str | Path) -> Path:
         """Write the capture's JSON to ``path``.json, or on a rank of a torch.distributed job to
@@ -740,7 +797,8 @@ class Ranks(Document):
     warnings: list[str] = field(default_factory=list)
     format: str = RANKS_FORMAT
     schema_version: int = SCHEMA_VERSION
-    _views = (".views.ranks_html", ".views.ranks_display", ".views.ranks_text")  # the page: the ranks compared, then the reference
+    # the page: the ranks compared, then the reference
+    _views = (".views.ranks_html", ".views.ranks_display", ".views.ranks_text")
 
     def capture(self, rank: int) -> Capture:
         """The capture of ``rank`` (only the reference rank's once summarised)."""

@@ -39,3 +39,31 @@ def graph_break_in_loop(x):
         x = torch.sin(x)
         torch._dynamo.graph_break()
     return x
+
+
+def refused_fusion(x, w):
+    """Inductor refuses to fuse the softmax with the product after it: the cumsum (an extern call on the CPU)
+    between them needs the softmax's output ("intermediate nodes between node1 & node2")."""
+    y = torch.softmax(x @ w, -1)
+    return (y.cumsum(0) * y).sum(1)
+
+
+def tiny_chain(x, w):
+    """Many tiny launches in a row: a 16x16 matmul (an extern call) and a pointwise kernel, 32 times."""
+    for _ in range(32):
+        x = torch.tanh(x @ w)
+    return x
+
+
+def gpt2_step(batch: int = 4):
+    """A GPT-2-style 2-layer training step (transformers' GPT2LMHeadModel, dropout on), compiled: a function
+    that runs forward and backward."""
+    import transformers
+
+    config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
+                                     resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).cuda().train()
+    ids = torch.randint(0, 1000, (batch, 128), device="cuda")
+    compiled = torch.compile(model)
+    return lambda: compiled(ids, labels=ids).loss.backward()

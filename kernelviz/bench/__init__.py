@@ -21,7 +21,7 @@ from typing import Any
 
 from ..live import module_globals
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
-from . import collectives, roofline
+from . import asrun, collectives, roofline
 from .inputs import live_inputs
 from .instrument import Instrumented, instrument
 from .lockstep import Lockstep, LockstepError
@@ -110,6 +110,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
         from ..repro.record import expect  # the repro scripts' expected outputs, one child process for all
 
         expect(recorded, progress=progress)
+    capture.advice()  # the findings of the figures just measured
     return capture
 
 
@@ -258,6 +259,9 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
             if inst.partitions and graph.device == "cuda" and not _talks(graph):
                 _step(observer, "phase cudagraph")
                 _cudagraph(graph, inst, timer, make_args)
+            if lockstep is None and not _talks(graph) and not skip:  # the plain call() would run failed launches
+                _step(observer, "phase as run")
+                _as_run(graph, inst, timer, make_args, sum(ms for i, ms in in_graph.ms.items() if i not in skip))
     except LockstepError as exc:
         raise BenchError(f"its collectives need every rank: {exc}") from None
     except torch.cuda.OutOfMemoryError:
@@ -479,6 +483,13 @@ def _cudagraph(graph: Graph, inst: Instrumented, timer: GpuTimer, make_args: Cal
         graph.cudagraph_ms = timer.cudagraph_ms(inst.call, inst.partitions, make_args)
     except RuntimeError as exc:
         graph.warnings.append(f"timing: the CUDA-graph replay could not be timed: {one_line(exc)}")
+
+
+def _as_run(graph: Graph, inst: Instrumented, timer: Any, make_args: Callable[[], list], kernels_ms: float) -> None:
+    try:
+        asrun.measure(graph, inst.plain, make_args, timer, kernels_ms)
+    except RuntimeError as exc:
+        graph.warnings.append(f"timing: the graph as it runs could not be timed: {one_line(exc)}")
 
 
 def _fill(graph: Graph, inst: Instrumented, facts: dict[int, LaunchFacts], in_graph, alone: dict[int, Any],

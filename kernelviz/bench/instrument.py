@@ -48,6 +48,7 @@ class Instrumented:
     set_hook: Callable[[Hook | None], None] = lambda hook: None
     set_skip: Callable[[set[int]], None] = lambda indices: None
     partitions: list[Callable[[list], Any]] = field(default_factory=list)
+    plain: Callable[[list], Any] | None = None  # the module's own call(), without instruments (no partitions)
 
 
 def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
@@ -112,7 +113,8 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     else:
         call = fn
     return Instrumented(call=call, recorded=recorded, kernels=kernels, set_range=set_range, set_hook=set_hook,
-                        set_skip=set_skip, partitions=partitions)
+                        set_skip=set_skip, partitions=partitions,
+                        plain=None if partitions else namespace.get("call"))
 
 
 def _partitions(lines: list[str]) -> dict[str, list[int]]:

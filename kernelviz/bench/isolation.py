@@ -81,7 +81,7 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
         job.graph.warnings.append(f"timing: launches could not be timed alone: {reason}")
     else:
         where = {"load": "while loading its code", "in-graph": "while timing it", "cudagraph":
-                 "while timing its CUDA-graph replay"}.get(outcome.phase, "")
+                 "while timing its CUDA-graph replay", "as run": "while timing it as it runs"}.get(outcome.phase, "")
         job.graph.warnings.append(f"not timed: {reason} {where}".strip())
         job.done = True
 
@@ -183,6 +183,6 @@ def _merge(graph: Graph, timed: Graph) -> None:
         launch.timing = other.timing
     for kernel, other in zip(graph.kernels, timed.kernels):
         kernel.timing = other.timing
-    for name in ("gpu_busy_ms", "gap_ms", "cudagraph_ms", "timed_on", "made_up_values"):
+    for name in ("gpu_busy_ms", "gap_ms", "cudagraph_ms", "as_run", "timed_on", "made_up_values"):
         setattr(graph, name, getattr(timed, name))
     graph.warnings.extend(w for w in timed.warnings if w not in graph.warnings)

@@ -305,16 +305,8 @@ class GpuTimer(_Lockstepped):
             def run(args: list) -> Any:
                 if i not in graphs:
                     static = list(args)
-                    side = torch.cuda.Stream()
-                    side.wait_stream(torch.cuda.current_stream())
-                    with torch.cuda.stream(side):
-                        fn(list(static))  # warm-up outside the capture (library handles, workspaces)
-                    torch.cuda.current_stream().wait_stream(side)
-                    graph = torch.cuda.CUDAGraph()
-                    with torch.cuda.graph(graph):
-                        out = fn(list(static))
-                    graphs[i] = (graph, static, out)
-                graph, _, out = graphs[i]
+                    graphs[i] = (*graphed(fn, static), static)
+                graph, out, _ = graphs[i]
                 graph.replay()
                 return out
 
@@ -339,6 +331,22 @@ class GpuTimer(_Lockstepped):
         finally:
             partitions[:] = originals
             graphs.clear()
+
+
+def graphed(fn: Callable[[list], Any], args: list) -> tuple[Any, Any]:
+    """``fn(args)`` captured into a CUDA graph, after a warm-up on a side stream (library handles, workspaces);
+    returns the graph and the outputs its replays write."""
+    import torch
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn(list(args))
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = fn(list(args))
+    return graph, out
 
 
 _LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")

@@ -18,7 +18,8 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-from . import dynamo, routing, store
+from ..model import FusionDecision
+from . import dynamo, fusion, routing, store
 from .patches import Patches
 from .store import KernelRecord
 
@@ -35,18 +36,30 @@ _keys: dict[int, str] = {}  # id(GraphLowering) -> code_key, once its code is kn
 _call_keys: dict[int, tuple[Any, str]] = {}  # id(CompiledFxGraph) -> (weakref to it, code_key)
 _metadata: OrderedDict[str, list[KernelRecord]] = OrderedDict()  # code_key -> records
 _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from lowering to loaded module
+_fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
+
+
+def _remembered(table: OrderedDict, key: str, load) -> Any:
+    """``table[key]`` if a compile in this process put it there, else ``load(key)`` from the store (remembered)."""
+    with routing.lock:
+        found = table.get(key)
+    if found is None:
+        found = load(key)
+        if found is not None:
+            _remember(table, key, found)
+    return found
 
 
 def kernel_records(key: str) -> list[KernelRecord] | None:
     """Inductor's metadata for the kernels of the module with this code key: from a compile seen in
     this process, else from the store; None where it was never seen."""
-    with routing.lock:
-        found = _metadata.get(key)
-    if found is None:
-        found = store.load(key)
-        if found is not None:
-            _remember(_metadata, key, found)
-    return found
+    return _remembered(_metadata, key, store.load)
+
+
+def fusion_decisions(key: str) -> list[FusionDecision]:
+    """Inductor's fusion decisions for the module with this code key: from a compile seen in this process,
+    else from the store; empty where none were kept."""
+    return _remembered(_fusions, key, store.load_fusions) or []
 
 
 def compile_seconds(key: str) -> float | None:
@@ -75,6 +88,7 @@ def detach(recorder: routing.Recorder, ident: int) -> None:
             _started.clear()
             _keys.clear()
             _call_keys.clear()
+            fusion.clear()
 
 
 def _current_graph() -> Any:
@@ -95,8 +109,9 @@ def _record_kernel(name: str, nodes: Any) -> None:
     flat = [n for node in nodes if hasattr(node, "get_nodes") for n in node.get_nodes()]
     metadata, detail = get_kernel_metadata(flat, graph.wrapper_code)
     traces = [o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")]
+    ops = [n.get_name() for n in flat]
     with routing.lock:
-        _pending.setdefault(id(graph), []).append(KernelRecord(name, metadata, detail, traces))
+        _pending.setdefault(id(graph), []).append(KernelRecord(name, metadata, detail, traces, ops))
 
 
 def _remember(table: OrderedDict, key: str, value) -> None:
@@ -118,9 +133,11 @@ def _on_code(code: str) -> None:
     with routing.lock:
         _keys[id(graph)] = key
         records = _pending.pop(id(graph), [])
+    decisions = fusion.take(graph, {op: r.name for r in records for op in r.ops})
     _remember(_metadata, key, records)
+    _remember(_fusions, key, decisions)
     try:
-        store.save(key, records)
+        store.save(key, records, decisions)
     except OSError as exc:
         for recorder in routing.targets(key):
             recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
@@ -239,4 +256,5 @@ def _install() -> Patches:
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)
     patches.wrap("torch._inductor.codecache", "FxGraphCache", "find_guarded_entry", find_guarded_entry)
     dynamo.install(patches)
+    fusion.install(patches)
     return patches

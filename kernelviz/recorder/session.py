@@ -186,6 +186,7 @@ class CaptureSession:
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
+            graph.fusions = inductor.fusion_decisions(key)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
             jobs += stage_jobs(graph, run.compiled() if run.compiled is not None else None)  # Triton's stages
@@ -193,6 +194,7 @@ class CaptureSession:
         if pending := read_in_background(jobs):
             capture._stages = pending
         distributed.resolve_groups(capture.graphs)
+        capture.advice()
         if not capture.graphs:
             skipped = [e for e in capture.dynamo if e.kind == "skip"]
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (

@@ -1,9 +1,10 @@
 """Per-kernel metadata kept on disk beside Inductor's caches, so that a cache hit in a new process
 still has it.
 
-A graph compiled under a capture has its ``define_kernel`` metadata written to
-``<Inductor cache dir>/kernelviz/v1/<aa>/<key>.json``, keyed by the hash of the module's code (the
-code an FX-graph-cache hit loads is byte-identical to the code its miss generated). Inductor's own
+A graph compiled under a capture has its ``define_kernel`` metadata and Inductor's fusion decisions
+written to ``<Inductor cache dir>/kernelviz/v1/<aa>/<key>.json``, keyed by the hash of the module's
+code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated); a file
+written before fusion decisions were kept holds the list of kernel records alone. Inductor's own
 entries are never touched, so a cache shared with processes that do not use kernelviz stays valid.
 """
 
@@ -14,8 +15,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..model import write_atomically
+from ..model import CaptureError, FusionDecision, _build, dumps, write_atomically
 
 FORMAT = "v1"
 
@@ -28,6 +30,7 @@ class KernelRecord:
     metadata: str  # get_kernel_metadata's first string (the "Source Nodes" line)
     detail: str  # its second string (mapping and graph fragment)
     stack_traces: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)  # the scheduler nodes it holds ("op3"), to place fusion decisions
 
 
 def folder() -> str:
@@ -40,19 +43,35 @@ def _path(key: str) -> str:
     return os.path.join(folder(), key[:2], key + ".json")
 
 
-def save(key: str, records: list[KernelRecord]) -> None:
+def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = ()) -> None:
     """Write the records of one module (atomically: a reader sees the old file or the new one)."""
     path = Path(_path(key))
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, json.dumps([dataclasses.asdict(r) for r in records]))
+    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions)}))
+
+
+def _read(key: str) -> dict[str, Any] | None:
+    try:
+        with open(_path(key), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError, ImportError):
+        return None
+    return {"kernels": data, "fusions": None} if isinstance(data, list) else data if isinstance(data, dict) else None
 
 
 def load(key: str) -> list[KernelRecord] | None:
     """The stored records of one module, or None where there are none (or they do not read)."""
     try:
-        with open(_path(key), encoding="utf-8") as f:
-            data = json.load(f)
         return [KernelRecord(str(r["name"]), str(r["metadata"]), str(r["detail"]),
-                             [str(t) for t in r.get("stack_traces", [])]) for r in data]
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, ImportError):
+                             [str(t) for t in r.get("stack_traces", [])], [str(o) for o in r.get("ops", [])])
+                for r in _read(key)["kernels"]]
+    except (TypeError, KeyError, AttributeError):
+        return None
+
+
+def load_fusions(key: str) -> list[FusionDecision] | None:
+    """The stored fusion decisions of one module, or None where none were stored (or they do not read)."""
+    try:
+        return _build(list[FusionDecision], _read(key)["fusions"])
+    except (TypeError, KeyError, CaptureError):
         return None

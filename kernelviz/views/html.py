@@ -19,6 +19,7 @@ from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .figures import positive, shown, valid
+from .findings import TOP, as_run_line, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
@@ -214,6 +215,7 @@ def _timed(graph: Graph) -> str:
     parts += [f"{clock} {graph.gpu_busy_ms:.4f} ms"] if graph.gpu_busy_ms is not None else []
     parts += [f"gap {graph.gap_ms:.4f} ms"] if graph.gap_ms is not None else []
     parts += [f"as a CUDA graph {graph.cudagraph_ms:.4f} ms"] if graph.cudagraph_ms is not None else []
+    parts += [as_run_line(graph.as_run)] if graph.as_run else []
     return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
 
 
@@ -226,6 +228,7 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> st
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
+            + html_list(capture, graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks) + counters_section(graph) + wrapper_view(graph)
             + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
@@ -238,7 +241,7 @@ def header(capture: Capture) -> str:
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f"<p>{escape(story)}</p>" if story else "")
-            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "")
+            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, top=TOP)
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 

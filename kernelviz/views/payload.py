@@ -17,6 +17,7 @@ from typing import Any
 
 from ..model import SCHEMA_VERSION, Capture, CaptureError, dumps, loads
 from .highlight import language, tokens
+from .findings import findings
 from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
@@ -65,6 +66,8 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
             graph["code"] = ""
         strip_stages(data)
     data["view"] = view_annex(capture, per_kernel=per_kernel)
+    if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
+        data["view"]["findings"] = loads(dumps(findings(capture)))
     return data
 
 

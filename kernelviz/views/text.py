@@ -8,6 +8,7 @@ from collections import Counter
 
 from ..model import Capture, Graph, Launch
 from .figures import shown, valid
+from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import split_line
 
@@ -165,10 +166,13 @@ def summary(capture: Capture, width: int | None = None) -> str:
         lines += _wrapped(line, width, "  ", "      ")
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
+    found = text_lines(capture, top=10)
+    lines += ["  findings (most time at stake first):", *(f"  {x}" for x in found)] if found else []
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
+        lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
         lines += launch_rows(graph, width)
     return "\n".join(lines)

@@ -3,6 +3,7 @@ import { markSelected, chartsView } from "./charts.js";
 import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
 import { fmtMs, plural } from "./format.js";
+import { findingsHeader } from "./findings.js";
 import { headerView } from "./header.js";
 import { isTimed, launchRows as rowsOf } from "./rows.js";
 import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
@@ -92,6 +93,7 @@ export function renderCapture(el, data, host = {}) {
     const wrap = h("div", { class: "kv-table-wrap" });
     root.replaceChildren(...[
       headerView(cap),
+      findingsHeader(cap, go),
       warnings.length ? h("ul", { class: "kv-warnings" }, ...warnings.map((w) => h("li", {}, w))) : null,
       h("div", { class: "kv-toolbar" }),
       graph ? chartsView(cap, state.graph, launchRows(graph), select) : null,
@@ -130,7 +132,7 @@ export function renderCapture(el, data, host = {}) {
       g = sg;
       row = (cap.graphs[sg] && launchRows(cap.graphs[sg])[i]) || null;
     }
-    return { cap, graph: g, row, state, kernelData, graphData: host.graphData, requestGraph: host.requestGraph };
+    return { cap, graph: g, row, state, kernelData, graphData: host.graphData, requestGraph: host.requestGraph, go };
   }
 
   function drawDetail() {
@@ -141,6 +143,13 @@ export function renderCapture(el, data, host = {}) {
 
   function markTabs() {
     root.querySelectorAll(".kv-tab").forEach((b) => b.classList.toggle("kv-active", b.dataset.tab === state.tab));
+  }
+
+  /** A finding's click: graph `g` in view, and its launch `i` selected (null: the graph's Findings tab). */
+  function go(g, i) {
+    if (g !== state.graph) { state.graph = g; state.selected = null; draw(); }
+    if (i !== null) { select(`${g}/${i}`); return; }
+    state.tab = "findings"; markTabs(); drawDetail();
   }
 
   function select(key) {

@@ -4,6 +4,7 @@
 // To add a view: write it as its own module and add it here.
 import { h } from "./dom.js";
 import { kernelTab } from "./detail.js";
+import { findingsTab } from "./findings.js";
 import { hipTab } from "./hip.js";
 import { hasRanks, ranksTab } from "./ranks.js";
 import { compiledTab } from "./stages.js";
@@ -17,6 +18,7 @@ export const TABS = [
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
   { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
   { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
+  { id: "findings", label: "Findings", render: findingsTab },
   { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
 

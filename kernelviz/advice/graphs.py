@@ -1,0 +1,135 @@
+"""Rules over a whole graph: launch-bound (GPU), wrapper overhead (CPU), fusions Inductor refused."""
+
+from __future__ import annotations
+
+from ..model import Advice, FusionDecision, Graph, Launch
+
+IDLE_SHARE = 0.25  # a graph whose device is idle for more than this share of its plain time is launch-bound
+
+
+def ms_text(ms: float) -> str:
+    if ms >= 1000:
+        return f"{ms / 1e3:.3g} s"
+    return f"{ms * 1e3:.1f} µs" if ms < 0.1 else f"{ms:.3g} ms" if ms < 100 else f"{ms:.0f} ms"
+
+
+def byte_text(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} B"
+
+
+def graph_findings(graph: Graph) -> list[Advice]:
+    return [*_launch_bound(graph), *_wrapper_overhead(graph), *_refused_fusions(graph)]
+
+
+def _launch_bound(graph: Graph) -> list[Advice]:
+    run = graph.as_run
+    if run is None or run.unit != "gpu" or run.kernels_ms is None or run.plain_ms <= 0:
+        return []
+    idle = max(0.0, run.plain_ms - run.kernels_ms)
+    if idle <= IDLE_SHARE * run.plain_ms:
+        return []
+    launches = len(graph.launches)
+    evidence = (f"the GPU is idle {ms_text(idle)} of the plain call()'s {ms_text(run.plain_ms)} "
+                f"({100 * idle / run.plain_ms:.0f}%): its {launches} launches keep it busy {ms_text(run.kernels_ms)} "
+                f"(in-graph times); the CPU takes {ms_text(run.launch_cpu_ms or 0.0)} to launch them")
+    suggestion = ('run it as a CUDA graph: torch.compile(..., mode="reduce-overhead"); or launch less: larger '
+                  "batches, fewer and larger kernels")
+    if run.replay_ms is not None and run.replay_ms < run.plain_ms:
+        ms = run.plain_ms - run.replay_ms
+        how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
+               f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs)")
+    else:  # the idle time is what is at stake; no saving is claimed
+        ms = idle
+        if run.replay_ms is not None:
+            why = f"the CUDA-graph replay took {ms_text(run.replay_ms)}, no less than the plain call()"
+        else:
+            why = run.note or "no CUDA-graph replay was timed"
+        how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
+               f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
+    return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, how)]
+
+
+def _wrapper_overhead(graph: Graph) -> list[Advice]:
+    """On the CPU, the time the plain ``call()`` spends outside its launches (Python between the kernels)."""
+    run = graph.as_run
+    if graph.device != "cpu" or run is None or run.kernels_ms is None or run.plain_ms <= 0:
+        return []
+    outside = run.plain_ms - run.kernels_ms
+    if outside <= IDLE_SHARE * run.plain_ms:
+        return []
+    return [Advice(
+        "wrapper-overhead", graph.id, [], outside,
+        f"call() spends {100 * outside / run.plain_ms:.0f}% of its time outside its {len(graph.launches)} "
+        "launches (Python between the kernels)",
+        "Inductor's C++ wrapper runs call() without Python: torch._inductor.config.cpp_wrapper = True "
+        "(not measured here)",
+        f"measured: the plain call()'s wall time {ms_text(run.plain_ms)} (median of its fastest quarter of "
+        f"{run.runs} runs) − its launches' in-graph {ms_text(run.kernels_ms)}")]
+
+
+_WHY = {  # Inductor's reason (start) -> what stands in the way, in the user's terms
+    "intermediate nodes between": "another op between the two needs the first's output (often an extern call "
+                                  "such as a matmul, a scan or a fallback op): reorder so it does not sit between",
+    "exceeds max fusion": "the fused kernel would be too large: torch._inductor.config.max_fusion_size",
+    "will create cycle": "fusing them would make a cycle in the graph (an op between depends on one and feeds "
+                         "the other)",
+    "different devices": "they run on different devices",
+    "invalid loop body": "their loops do not match (different iteration spaces or reductions)",
+    "numel/rnumel mismatch": "they loop over different shapes (a reduction beside a pointwise op of another size): "
+                             "Inductor fuses kernels over matching (numel, rnumel) only",
+    "nodes numel incompatibility": "they loop over different numbers of elements",
+    "no shared data": "Inductor found no access the two share in the same pattern: the second reads the first's "
+                      "output with other indexing (transposed, broadcast, sliced); a matching layout lets them fuse",
+}
+MIN_SHARE = 0.005  # a timed refusal whose estimate is below this share of the graph's launch time is left out
+
+
+def _suggestion(reason: str) -> str:
+    for start, words in _WHY.items():
+        if start in reason:
+            return words
+    return "Inductor's reason names what stands in the way"
+
+
+def _refused_fusions(graph: Graph) -> list[Advice]:
+    """Refusals between two launched kernels with a buffer between them: the latest per pair of kernels."""
+    first_launch: dict[str, Launch] = {}
+    for launch in graph.launches:
+        if launch.kernel_name:
+            first_launch.setdefault(launch.kernel_name, launch)
+    pairs: dict[tuple[str, str], FusionDecision] = {}
+    for d in graph.fusions:
+        if (not d.fused and d.bytes and d.first_kernel in first_launch and d.second_kernel in first_launch
+                and d.first_kernel != d.second_kernel):
+            pairs[(d.first_kernel, d.second_kernel)] = d
+    rate, launched = _achieved_gb_per_s(graph)
+    found = []
+    for (k1, k2), d in pairs.items():
+        a, b = first_launch[k1], first_launch[k2]
+        if rate is not None:
+            ms = 2 * d.bytes / (rate * 1e9) * 1e3
+            if ms < MIN_SHARE * launched:
+                continue
+            how = (f"estimated from measured figures: the {byte_text(d.bytes)} between them written once and read "
+                   f"once (2 × {byte_text(d.bytes)}) at the graph's achieved {rate:.3g} GB/s (its timed launches' "
+                   "bytes over their in-graph time)")
+        else:
+            ms, how = None, "not estimated: the graph was not timed (no achieved bandwidth)"
+        evidence = (f"Inductor: cannot fuse {_names(d.first)} with {_names(d.second)}: {d.reason}; "
+                    f"{byte_text(d.bytes)} go through memory from {k1} (launch {a.index}) to {k2} (launch {b.index})")
+        found.append(Advice("refused-fusion", graph.id, [a.index, b.index], ms, evidence, _suggestion(d.reason), how))
+    return found
+
+
+def _names(nodes: list[str], shown: int = 6) -> str:
+    return ", ".join(nodes[:shown]) + (f" (+{len(nodes) - shown} more)" if len(nodes) > shown else "")
+
+
+def _achieved_gb_per_s(graph: Graph) -> tuple[float | None, float]:
+    """The graph's achieved bandwidth (its timed launches' bytes over their in-graph time), and that time."""
+    timed = [t for t in (launch.timing for launch in graph.launches) if t and t.in_graph_ms and t.bytes]
+    ms = sum(t.in_graph_ms for t in timed)
+    return (sum(t.bytes for t in timed) / (ms / 1e3) / 1e9 if ms > 0 else None), ms

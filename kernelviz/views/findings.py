@@ -1,0 +1,73 @@
+"""The findings (``kernelviz.advice``) as text lines and as HTML, for ``kernelviz show`` and the report."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..advice import advise
+from ..advice.graphs import ms_text
+from ..model import Advice, AsRun, Capture, Graph
+
+TOP = 5  # findings in the capture's header; each graph lists all of its own
+
+
+def findings(capture: Capture) -> list[Advice]:
+    """The capture's findings: as kept (a capture from this kernelviz), else worked out now (an older file)."""
+    return capture.findings or advise(capture)
+
+
+def _at(finding: Advice, graph: Graph | None) -> str:
+    if graph is None or not finding.launches:
+        return f"graph {finding.graph}" if finding.graph else "dynamo"
+    shown = [i for i in finding.launches[:2] if i < len(graph.launches)]
+    more = f" +{len(finding.launches) - 2}" if len(finding.launches) > 2 else ""
+    what = "launch" if len(finding.launches) == 1 else "launches"
+    return (f"graph {finding.graph} {what} {', '.join(map(str, shown))}{more} "
+            f"({', '.join(graph.launches[i].name for i in shown)})")
+
+
+def line(finding: Advice, graph: Graph | None) -> str:
+    """One finding in a line: its time at stake, rule, where, and what was seen."""
+    ms = ms_text(finding.ms) if finding.ms is not None else "—"
+    return f"{ms:>9}  {finding.rule}  {_at(finding, graph)}: {finding.evidence}"
+
+
+def as_run_line(run: AsRun) -> str:
+    """The graph as it runs: plain time, CPU launch time, CUDA-graph replay."""
+    clock = "CUDA events" if run.unit == "gpu" else "wall clock"
+    parts = [f"plain call() {ms_text(run.plain_ms)} ({clock}, {run.runs} runs)"]
+    parts += [f"CPU launch {ms_text(run.launch_cpu_ms)}"] if run.launch_cpu_ms is not None else []
+    parts += [f"kernels {ms_text(run.kernels_ms)}"] if run.kernels_ms is not None else []
+    parts += [f"as a CUDA graph {ms_text(run.replay_ms)}"] if run.replay_ms is not None else []
+    parts += [run.note] if run.note else []
+    return "as it runs: " + " · ".join(parts)
+
+
+def text_lines(capture: Capture, top: int | None = None) -> list[str]:
+    """The findings, most time at stake first, each with how its ms was computed and what to try."""
+    graphs = {g.id: g for g in capture.graphs}
+    out = []
+    for finding in findings(capture)[:top]:
+        out.append(line(finding, graphs.get(finding.graph or "")))
+        out.append(f"{'':>11}ms: {finding.how}")
+        out += [f"{'':>11}try: {finding.suggestion}"] if finding.suggestion else []
+    return out
+
+
+def _item(finding: Advice, graph: Graph | None) -> str:
+    ms = ms_text(finding.ms) if finding.ms is not None else "—"
+    return (f'<li><b class="kv-num">{escape(ms)}</b> <span class="kv-rule">{escape(finding.rule)}</span> '
+            f"{escape(_at(finding, graph))}: {escape(finding.evidence)}"
+            f'<br><small>ms: {escape(finding.how)}' + (f"<br>try: {escape(finding.suggestion)}"
+                                                       if finding.suggestion else "") + "</small></li>")
+
+
+def html_list(capture: Capture, graph: Graph | None = None, top: int | None = None) -> str:
+    """The findings as a list: the capture's top ones, or all of one graph's."""
+    graphs = {g.id: g for g in capture.graphs}
+    chosen = [f for f in findings(capture) if graph is None or f.graph == graph.id][:top]
+    if not chosen:
+        return ""
+    title = "Findings" if graph is None else f"Findings for graph {graph.id}"
+    return (f'<div class="kv-findings"><b>{escape(title)}</b> <small>(most time at stake first)</small><ul>'
+            + "".join(_item(f, graphs.get(f.graph or "")) for f in chosen) + "</ul></div>")

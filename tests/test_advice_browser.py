@@ -1,0 +1,66 @@
+"""The findings in the panel (plain Chromium): the header's top findings ranked by ms, a click on one selects its
+launch (in its graph), the Findings tab lists a graph's findings with how each ms was computed; Light and Dark
+screenshots of them (``KV_SHOTS=dir`` writes them there)."""
+
+import json
+import os
+from pathlib import Path
+
+import kernelviz
+from browser import chromium_page, needs_browser, panel_site, serve
+from conftest import FIXTURES, fill_timings
+from kernelviz.model import AsRun, DynamoEvent, FusionDecision
+from kernelviz.views.payload import payload
+
+# JupyterLab Dark's variables that the panel reads (packages/theme-dark-extension/style/variables.css)
+DARK = """:root { --jp-layout-color0: #111; --jp-layout-color1: #212121; --jp-layout-color2: #424242;
+--jp-layout-color3: #616161; --jp-border-color1: #616161; --jp-border-color2: #424242; --jp-border-color3: #212121;
+--jp-ui-font-color0: #fff; --jp-ui-font-color1: rgba(255,255,255,0.87); --jp-ui-font-color2: rgba(255,255,255,0.54);
+--jp-ui-font-color3: rgba(255,255,255,0.38); --jp-content-link-color: #64b5f6; --jp-brand-color1: #2196f3;
+--jp-warn-color0: #f57c00; --jp-warn-color1: #ff9800; --jp-warn-color3: #ffe0b2; --jp-ui-inverse-font-color0: #000; }
+body { background: #111; }"""
+
+
+def _capture():
+    """A real H100 training step's code with drawn timings, its graph as it runs, a refused fusion and a break."""
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "train_step_1.py")
+    fill_timings(cap)
+    graph = cap.graphs[0]
+    kernels_ms = sum(launch.timing.in_graph_ms for launch in graph.launches)
+    graph.as_run = AsRun("gpu", 2.27, 20, 0.02, launch_cpu_ms=2.2, kernels_ms=kernels_ms, replay_ms=1.30)
+    first, second = [launch.kernel_name for launch in graph.launches if launch.kernel_name][:2]
+    graph.fusions = [FusionDecision(["mul", "sum_1"], ["div"], False, "intermediate nodes between node1 & node2",
+                                    first, second, 1 << 20)]
+    cap.dynamo = [DynamoEvent("graph_break", "Unsupported: print", "train.py", 12, "step", "print(loss)")]
+    cap.advice()
+    return cap
+
+
+@needs_browser
+def test_findings_in_the_panel(tmp_path):
+    cap = _capture()
+    shots = Path(os.environ["KV_SHOTS"]) if os.environ.get("KV_SHOTS") else None
+    site = panel_site(tmp_path, json.dumps(payload(cap)))
+    (site / "dark.html").write_text((site / "index.html").read_text().replace(
+        '<link rel="stylesheet" href="panel.css">', f'<link rel="stylesheet" href="panel.css"><style>{DARK}</style>'))
+    with serve(site) as url, chromium_page() as page:
+        for theme, name in (("light", "index.html"), ("dark", "dark.html")):
+            page.goto(f"{url}/{name}")
+            page.wait_for_selector(".kv-finding")
+            header = page.locator(".kv-findings .kv-finding")
+            assert header.count() == min(5, len(cap.findings))
+            assert header.first.inner_text().startswith("0.97") and "launch-bound" in header.first.inner_text()
+            if shots:
+                page.locator(".kv-findings").first.screenshot(path=str(shots / f"findings_header_{theme}.png"))
+            header.nth(1).locator("a").click()  # the second: a launch's finding
+            assert page.locator(".kv-row.kv-selected").get_attribute("data-key") == f"0/{cap.findings[1].launches[0]}"
+            page.locator(".kv-tab[data-tab='findings']").click()
+            items = page.locator(".kv-detail .kv-finding-full")
+            assert items.count() == len([f for f in cap.findings if f.graph in (None, cap.graphs[0].id)])
+            assert "ms: measured: plain call() 2.27 ms" in page.locator(".kv-detail").inner_text()
+            if shots:
+                page.locator(".kv-detail").screenshot(path=str(shots / f"findings_tab_{theme}.png"))
+            items.filter(has_text="refused-fusion").locator("a").click()  # past the header's top 5
+            index = next(f for f in cap.findings if f.rule == "refused-fusion").launches[0]
+            assert page.locator(".kv-row.kv-selected").get_attribute("data-key") == f"0/{index}"
+        assert page.errors == []
