@@ -26,10 +26,11 @@ try:
 except ImportError:  # the GPU machine runs kernelviz from a checkout, without its dependencies
     orjson = None
 
-SCHEMA_VERSION = 3
-# version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
-# graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded)
-READABLE_SCHEMAS = (1, 2, 3)
+SCHEMA_VERSION = 4
+# older files load with the fields added since left at their defaults (4 added SourceLocation.cell and
+# Kernel.locations_unknown); versions 1 and 2 held a kernel's graph fragment as parsed nodes, which load as
+# the lines they were parsed from (see _upgraded)
+READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 # %name : Tensor "dtype[shape][stride]device"[num_users=N] = op[target=...](args): one regex for it all
@@ -51,9 +52,14 @@ class SourceLocation:
     """A line of the user's program that a kernel's nodes came from (FX stack trace)."""
 
     file: str
-    line: int
+    line: int  # in a notebook cell: the line as the cell shows it
     function: str = ""
     code: str = ""
+    cell: int | None = None  # the notebook cell's execution count (In [3]) where ``file`` is a cell
+
+    def where(self) -> str:
+        """``cell [3], line 6`` for a notebook cell, else ``file:line``."""
+        return f"cell [{self.cell}], line {self.line}" if self.cell is not None else f"{self.file}:{self.line}"
 
 
 def split_list(text: str) -> list[str]:
@@ -255,6 +261,7 @@ class Kernel:
     node_mapping: dict[str, list[str]] = field(default_factory=dict)  # source node -> ATen nodes
     fragment: list[str] = field(default_factory=list)  # the graph fragment: a node per line, as Inductor prints it
     locations: list[SourceLocation] = field(default_factory=list)
+    locations_unknown: str = ""  # why this run's lines of the kernel are unknown (then ``locations`` is empty)
     metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"
     path: str | None = None  # Inductor's "kernel path" comment
     kernel_type: str | None = None  # pointwise, reduction, persistent_reduction, template, ...

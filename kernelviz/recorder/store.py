@@ -15,7 +15,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
-FORMAT = "v1"
+FORMAT = "v2"  # v2: the node names of each stack trace (v1 entries are passed over: regenerated once)
 
 
 @dataclass
@@ -26,6 +26,8 @@ class KernelRecord:
     metadata: str  # get_kernel_metadata's first string (the "Source Nodes" line)
     detail: str  # its second string (mapping and graph fragment)
     stack_traces: list[str] = field(default_factory=list)
+    # per stack trace: a node that carried it in the graph Inductor was given and in dynamo's (see .traces)
+    trace_nodes: list[list[str | None]] = field(default_factory=list)
 
 
 def folder() -> str:
@@ -58,6 +60,8 @@ def load(key: str) -> list[KernelRecord] | None:
         with open(_path(key), encoding="utf-8") as f:
             data = json.load(f)
         return [KernelRecord(str(r["name"]), str(r["metadata"]), str(r["detail"]),
-                             [str(t) for t in r.get("stack_traces", [])]) for r in data]
+                             [str(t) for t in r["stack_traces"]],
+                             [[None if n is None else str(n) for n in names] for names in r["trace_nodes"]])
+                for r in data]
     except (OSError, ValueError, TypeError, KeyError, AttributeError, ImportError):
         return None

@@ -90,6 +90,21 @@ def timed_on(graph: Graph) -> str:
     return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
 
 
+_MAX_YOURS = 6
+
+
+def your_code(graph: Graph) -> list[str]:
+    """The user's lines of a graph: the one that ran it, those its kernels came from (a notebook cell as
+    ``cell [3], line 6``), and why they are unknown where they are."""
+    lines = [f"ran from {graph.caller.where()}  `{graph.caller.code}`"] if graph.caller else []
+    yours = list(dict.fromkeys((loc.where(), loc.code) for k in graph.kernels for loc in k.locations))
+    lines += [f"your code: {where}  `{code}`" for where, code in yours[:_MAX_YOURS]]
+    more = len(yours) - _MAX_YOURS
+    lines += [f"your code: {more} more lines (in the kernels' detail)"] if more > 0 else []
+    unknown = dict.fromkeys(k.locations_unknown for k in graph.kernels if k.locations_unknown)
+    return lines + [f"your code: {why}" for why in unknown]
+
+
 def summary(capture: Capture, width: int = 110) -> str:
     """Graphs, then each graph's launches in call() order with kind and ATen ops."""
     lines = [headline(capture)]
@@ -103,6 +118,7 @@ def summary(capture: Capture, width: int = 110) -> str:
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  warning: {w}" for w in graph.warnings]
+        lines += [f"  {line}" for line in your_code(graph)]
         for launch in graph.launches:
             aten = ", ".join(launch.original_aten) or "-"
             timing = ""

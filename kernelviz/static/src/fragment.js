@@ -28,18 +28,24 @@ const nodeRow = (n, links, selectNode) => n.op === "unknown"
     h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
     h("td", {}, n.users ?? ""));
 
+// A notebook cell as the user sees it (SourceLocation.where): "cell [3], line 6", its file on hover.
+const where = (loc) => loc.cell != null ? `cell [${loc.cell}], line ${loc.line}` : `${loc.file}:${loc.line}`;
 const locationRow = (loc, label) => h("tr", {},
-  h("td", { class: "kv-loc", title: `${loc.file}:${loc.line}` }, `${loc.file}:${loc.line}`),
+  h("td", { class: "kv-loc", title: loc.cell != null ? loc.file : where(loc) }, where(loc)),
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
 
-/** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line). */
+/** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line);
+ * `kernel.locations_unknown` says why the kernel's own lines are unknown in this run. */
 export function metaView(kernel, links, selectNode, caller) {
   const yours = kernel.locations.map((loc) => locationRow(loc, ""));
+  if (kernel.locations_unknown) {
+    yours.push(h("tr", {}, h("td", { class: "kv-hint", colspan: "3" }, kernel.locations_unknown)));
+  }
   if (caller) yours.push(locationRow(caller, "ran the graph"));
   return h("div", { class: "kv-meta" },
     h("div", {}, h("b", {}, "Source nodes → ATen nodes"), table(["source node", "ATen nodes"],
       Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
-    yours.length ? h("div", {}, h("b", {}, "Your code"), table(["file:line", "code", ""], yours)) : null,
+    yours.length ? h("div", {}, h("b", {}, "Your code"), table(["line", "code", ""], yours)) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
       table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
         .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)))));
