@@ -16,6 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMON = '''
 def early(x):
     return torch.cos(x) + 1
+
+
+def same_step(model, x):
+    total = torch.sigmoid(model(x)).sum()
+    total.backward()
+    return total
 '''
 ONE = '''import json, torch, kernelviz
 from torch._dynamo.utils import counters
@@ -58,6 +64,7 @@ with kernelviz.capture() as cap:
     torch.compile(infer)(x)
     torch.compile(train)(model, x)
     compiled_early(x)
+    torch.compile(same_step)(model, x)
 print(json.dumps({"capture": cap.to_dict(), "fx_hits": counters["inductor"]["fxgraph_cache_hit"],
                   "aot_hits": counters["aot_autograd"]["autograd_cache_hit"]}))
 '''
@@ -85,21 +92,23 @@ def test_each_script_sharing_a_cache_names_only_its_own_lines(tmp_path):
     first, second = (_run(path, tmp_path / "cache") for path in (one, two))
 
     graphs = first["capture"]["graphs"]
-    assert [g["cache"] for g in graphs] == ["compiled"] * 4 and first["fx_hits"] == 0
+    assert [g["cache"] for g in graphs] == ["compiled"] * 6 and first["fx_hits"] == 0
     assert all(_lines(g) and {f for f, _ in _lines(g)} == {str(one)} for g in graphs)
 
-    # infer: an AOTAutograd cache hit (dynamo's graph has the same node names); train: an FX graph cache
-    # hit under another dynamo graph (forward and backward); early: compiled before the capture
-    infer, forward, backward, early = second["capture"]["graphs"]
-    assert (second["fx_hits"], second["aot_hits"]) == (4, 2)
-    assert [g["cache"] for g in (infer, forward, backward, early)] == ["fx_cache_hit"] * 3 + ["reused"]
+    # infer and same_step: AOTAutograd cache hits (dynamo's graph has the same node names); train: an FX graph
+    # cache hit under another dynamo graph (forward and backward); early: compiled before the capture
+    infer, forward, backward, early, same_forward, same_backward = second["capture"]["graphs"]
+    assert (second["fx_hits"], second["aot_hits"]) == (6, 3)
+    assert [g["cache"] for g in second["capture"]["graphs"]] == ["fx_cache_hit"] * 3 + ["reused"] + ["fx_cache_hit"] * 2
     text = two.read_text()
     at = {code: (str(two), _line(text, code)) for code in (
         "    y = torch.sin(x) * 2", "    return torch.relu(y).sum(dim=-1)",
-        "    activations = torch.tanh(model(x))", "    loss = (activations * activations).mean()")}
+        "    activations = torch.tanh(model(x))", "    loss = (activations * activations).mean()",
+        "    total = torch.sigmoid(model(x)).sum()")}
     assert _lines(infer) == {at["    y = torch.sin(x) * 2"], at["    return torch.relu(y).sum(dim=-1)"]}
     assert _lines(forward) == _lines(backward) == {at["    activations = torch.tanh(model(x))"],
                                                    at["    loss = (activations * activations).mean()"]}
+    assert _lines(same_forward) == _lines(same_backward) == {at["    total = torch.sigmoid(model(x)).sum()"]}
     assert [loc["code"] for k in forward["kernels"] for loc in k["locations"]][:2] == [
         "loss = (activations * activations).mean()", "activations = torch.tanh(model(x))"]
     # the lines one.py recorded are not of the code that ran: unknown, said so, one.py never named
