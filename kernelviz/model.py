@@ -27,9 +27,9 @@ except ImportError:  # the GPU machine runs kernelviz from a checkout, without i
     orjson = None
 
 SCHEMA_VERSION = 4
-# older files load with the fields added since left at their defaults (4 added SourceLocation.cell and
-# Kernel.locations_unknown); versions 1 and 2 held a kernel's graph fragment as parsed nodes, which load as
-# the lines they were parsed from (see _upgraded)
+# older files load with the fields added since left at their defaults (4 added SourceLocation.cell,
+# DynamoEvent.cell and Kernel.locations_unknown); versions 1 and 2 held a kernel's graph fragment as parsed
+# nodes, which load as the lines they were parsed from (see _upgraded)
 READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
@@ -59,7 +59,13 @@ class SourceLocation:
 
     def where(self) -> str:
         """``cell [3], line 6`` for a notebook cell, else ``file:line``."""
-        return f"cell [{self.cell}], line {self.line}" if self.cell is not None else f"{self.file}:{self.line}"
+        return where(self.file, self.line, self.cell)
+
+
+def where(file: str | None, line: int | None, cell: int | None) -> str:
+    """A place in the user's code as they see it: ``cell [3], line 6`` in a notebook cell, else ``file:line``."""
+    shown = "?" if line is None else line
+    return f"cell [{cell}], line {shown}" if cell is not None else f"{file}:{shown}"
 
 
 def split_list(text: str) -> list[str]:
@@ -406,6 +412,10 @@ class DynamoEvent:
     line: int | None = None
     function: str = ""
     code: str = ""  # the user's source line, where known
+    cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
+
+    def where(self) -> str:
+        return where(self.file, self.line, self.cell)
 
 
 @dataclass

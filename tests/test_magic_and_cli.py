@@ -103,3 +103,13 @@ def test_sequential_gets_the_line_that_called_it(shell):
                           "out = torch.compile(m)(torch.randn(2, 8))").success
     caller = shell.user_ns["cap5"].graphs[0].caller
     assert caller is not None and caller.code == "out = torch.compile(m)(torch.randn(2, 8))" and caller.line == 3
+
+
+def test_graph_break_in_a_cell_is_named_as_the_cell_shows_it(shell):
+    assert shell.run_cell("%%kernelviz -o cap6\ndef broken(x):\n    x = torch.sin(x)\n    torch._dynamo.graph_break()\n"
+                          "    return torch.cos(x)\nout = torch.compile(broken)(torch.randn(4))",
+                          store_history=True).success
+    cap, number = shell.user_ns["cap6"], shell.execution_count - 1
+    assert [e.where() for e in cap.dynamo if e.kind == "graph_break"] == [f"cell [{number}], line 4"]
+    assert {g.caller.where() for g in cap.graphs} == {f"cell [{number}], line 6"}
+    assert f"graph break at cell [{number}], line 4 `torch._dynamo.graph_break()`" in kernelviz.views.text.summary(cap)

@@ -7,8 +7,9 @@ below the magic's line (:func:`register`)."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-from ..model import Graph, SourceLocation
+from ..model import DynamoEvent, Graph
 
 _offsets: dict[str, int] = {}  # a %%kernelviz cell's file -> lines above its body in the cell
 
@@ -26,16 +27,22 @@ def _numbers() -> dict[str, int]:
     return numbers if isinstance(numbers, dict) else {}
 
 
-def name_cells(graph: Graph) -> None:
-    """Give the graph's locations that lie in this kernel's notebook cells their cell and line there."""
+def name_cells(graphs: list[Graph], events: list[DynamoEvent]) -> None:
+    """Give the places (kernels' lines, graphs' callers, dynamo's events) that lie in this kernel's notebook
+    cells their cell and line there."""
     numbers = _numbers()
     if not numbers:
         return
-    for loc in [loc for k in graph.kernels for loc in k.locations] + ([graph.caller] if graph.caller else []):
-        _name(loc, numbers)
+    for graph in graphs:
+        for place in [loc for k in graph.kernels for loc in k.locations] + ([graph.caller] if graph.caller else []):
+            _name(place, numbers)
+    for event in events:
+        _name(event, numbers)
 
 
-def _name(loc: SourceLocation, numbers: dict[str, int]) -> None:
-    number = numbers.get(loc.file)
-    if isinstance(number, int) and loc.cell is None:
-        loc.cell, loc.line = number, loc.line + _offsets.get(loc.file, 0)
+def _name(place: Any, numbers: dict[str, int]) -> None:
+    number = numbers.get(place.file)
+    if isinstance(number, int) and place.cell is None:
+        place.cell = number
+        if place.line is not None:
+            place.line += _offsets.get(place.file, 0)

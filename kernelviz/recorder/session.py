@@ -199,10 +199,10 @@ class CaptureSession:
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
-            name_cells(graph)
             apply_snapshot(graph, run.specs)
             jobs += stage_jobs(graph, run.compiled() if run.compiled is not None else None)  # Triton's stages
             capture.graphs.append(graph)
+        name_cells(capture.graphs, capture.dynamo)
         if pending := read_in_background(jobs):
             capture._stages = pending
         distributed.resolve_groups(capture.graphs)

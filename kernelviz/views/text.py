@@ -77,7 +77,7 @@ def dynamo_lines(capture: Capture) -> list[str]:
     """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line, dynamo's reason."""
     lines = []
     for event in capture.dynamo:
-        where = f" at {event.file}:{event.line}" if event.file else ""
+        where = f" at {event.where()}" if event.file else ""
         code = f" `{event.code}`" if event.code else ""
         reason = (event.reason or "").strip().splitlines()
         lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {reason[0] if reason else ''}")

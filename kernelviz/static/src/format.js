@@ -30,3 +30,7 @@ export function fmtRate(value, unit) {
 }
 
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** A place in the user's code as they see it (SourceLocation.where): "cell [3], line 6" in a notebook cell, else
+ * "file:line". */
+export const where = (loc) => loc.cell != null ? `cell [${loc.cell}], line ${loc.line ?? "?"}` : `${loc.file}:${loc.line ?? "?"}`;

@@ -1,6 +1,7 @@
 // A kernel's metadata: source nodes -> ATen nodes, the user's code, and the graph fragment
 // (click a node to light the source lines linked to it). Node rows carry data-node.
 import { h, table } from "./dom.js";
+import { where } from "./format.js";
 
 // One line of Inductor's graph fragment, as kernelviz.model.FragmentNode.from_line reads it (the capture
 // keeps the lines; schemas 1 and 2, which kept the nodes, are read as they are).
@@ -28,8 +29,7 @@ const nodeRow = (n, links, selectNode) => n.op === "unknown"
     h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
     h("td", {}, n.users ?? ""));
 
-// A notebook cell as the user sees it (SourceLocation.where): "cell [3], line 6", its file on hover.
-const where = (loc) => loc.cell != null ? `cell [${loc.cell}], line ${loc.line}` : `${loc.file}:${loc.line}`;
+// A notebook cell as the user sees it, its file on hover.
 const locationRow = (loc, label) => h("tr", {},
   h("td", { class: "kv-loc", title: loc.cell != null ? loc.file : where(loc) }, where(loc)),
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
