@@ -112,8 +112,8 @@ def test_each_script_sharing_a_cache_names_only_its_own_lines(tmp_path):
     assert [loc["code"] for k in forward["kernels"] for loc in k["locations"]][:2] == [
         "loss = (activations * activations).mean()", "activations = torch.tanh(model(x))"]
     # the lines one.py recorded are not of the code that ran: unknown, said so, one.py never named
-    assert [(k["locations"], k["locations_unknown"][:36]) for k in early["kernels"]] == [
-        ([], "compiled before the capture, outside")]
+    assert [(k["locations"], k["locations_unknown"][:38]) for k in early["kernels"]] == [
+        ([], "unknown: compiled before the capture, ")]
     assert early["caller"]["file"] == str(two) and str(one) not in json.dumps(second["capture"])
 
 

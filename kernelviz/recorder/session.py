@@ -214,10 +214,9 @@ class CaptureSession:
 
 
 _LINES_UNKNOWN = {
-    "no graphs": "compiled before the capture, outside one, and its recorded lines are not of the code that ran it: "
-                 "which of your lines its kernels came from is unknown (capture the code that compiles it)",
-    "no nodes": "its recorded lines were not found in the graphs it was compiled from in this run (their "
-                "nodes differ from those of the compile that recorded them): which of your lines is unknown",
+    "no graphs": "unknown: compiled before the capture, and the lines recorded for it are not of the code that ran "
+                 "it (capture the code that compiles it to see them)",
+    "no nodes": "unknown: the graphs this run compiled it from lack the nodes its lines were recorded for",
 }
 
 

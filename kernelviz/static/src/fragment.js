@@ -31,21 +31,20 @@ const nodeRow = (n, links, selectNode) => n.op === "unknown"
 
 // A notebook cell as the user sees it, its file on hover.
 const locationRow = (loc, label) => h("tr", {},
-  h("td", { class: "kv-loc", title: loc.cell != null ? loc.file : where(loc) }, where(loc)),
+  h("td", { class: "kv-loc", title: loc.cell != null ? loc.file : where(loc) }, h("bdi", {}, where(loc))),
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
 
 /** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line);
  * `kernel.locations_unknown` says why the kernel's own lines are unknown in this run. */
 export function metaView(kernel, links, selectNode, caller) {
   const yours = kernel.locations.map((loc) => locationRow(loc, ""));
-  if (kernel.locations_unknown) {
-    yours.push(h("tr", {}, h("td", { class: "kv-hint", colspan: "3" }, kernel.locations_unknown)));
-  }
   if (caller) yours.push(locationRow(caller, "ran the graph"));
+  const unknown = kernel.locations_unknown ? h("div", { class: "kv-hint kv-loc-note" }, kernel.locations_unknown) : null;
   return h("div", { class: "kv-meta" },
     h("div", {}, h("b", {}, "Source nodes → ATen nodes"), table(["source node", "ATen nodes"],
       Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
-    yours.length ? h("div", {}, h("b", {}, "Your code"), table(["line", "code", ""], yours)) : null,
+    yours.length || unknown
+      ? h("div", {}, h("b", {}, "Your code"), yours.length ? table(["line", "code", ""], yours) : null, unknown) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
       table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
         .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)))));
