@@ -9,6 +9,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, needs_loca
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .recorder import CaptureSession
+from .recorder.cells import register as register_cell
 
 
 @magics_class
@@ -41,7 +42,7 @@ class KernelvizMagics(Magics):
         namespace = self.shell.user_ns
         try:
             with session:
-                value = self._run(source, namespace, local_ns)
+                value = self._run(source, namespace, local_ns, below=1 if cell is not None else 0)
             if args.counters:
                 session.capture.counters(progress=session.progress or True)
         finally:
@@ -55,12 +56,14 @@ class KernelvizMagics(Magics):
                 self._show(session.capture, output)
         return value
 
-    def _run(self, source: str, namespace: dict, local_ns: dict | None):
+    def _run(self, source: str, namespace: dict, local_ns: dict | None, below: int):
         """Execute the cell as IPython would: under a name registered in ``linecache`` (so tracebacks and
         the capture's source lines show the cell's text), returning the value of a final expression. A
-        user's exception keeps its traceback from the cell's own frames, as without the magic."""
+        user's exception keeps its traceback from the cell's own frames, as without the magic. ``below``:
+        the lines of the cell above ``source`` (the magic's), so that lines are counted as the cell shows them."""
         code = self.shell.transform_cell(source)
-        filename = self.shell.compile.cache(code, self.shell.execution_count, raw_code=source)
+        filename = self.shell.compile.cache(code, _cell_number(self.shell), raw_code=source)
+        register_cell(filename, below)
         tree = ast.parse(code, filename)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         try:
@@ -80,6 +83,18 @@ class KernelvizMagics(Magics):
         from .views.display import show
 
         show(capture)
+
+
+def _cell_number(shell) -> int:
+    """The execution count (In [n]) of the cell running the magic: that of the innermost frame in a cell's file
+    (IPython may count the cell before it runs, so ``execution_count`` can already be the next one)."""
+    numbers = getattr(shell.compile, "_filename_map", {})
+    frame = sys._getframe(1)
+    while frame is not None:
+        if isinstance(number := numbers.get(frame.f_code.co_filename), int):
+            return number
+        frame = frame.f_back
+    return shell.execution_count
 
 
 def _render_from(exc: BaseException, filename: str, shell) -> None:

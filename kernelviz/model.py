@@ -30,10 +30,10 @@ except ImportError:  # the GPU machine runs kernelviz from a checkout, without i
     orjson = None
 
 SCHEMA_VERSION = 4
-# version 1 files load with the fields added since left at their defaults; versions 1 and 2 held a kernel's
-# graph fragment as parsed nodes, which load as the lines they were parsed from (see _upgraded); version 4
-# added Launch.counters, IRStage.helper_lines, fusion decisions, the graph as it runs and findings (all with
-# defaults)
+# older files load with the fields added since left at their defaults (4 added Launch.counters,
+# IRStage.helper_lines, fusion decisions, the graph as it runs, findings, SourceLocation.cell, DynamoEvent.cell
+# and Kernel.locations_unknown); versions 1 and 2 held a kernel's graph fragment as parsed nodes, which load as
+# the lines they were parsed from (see _upgraded)
 READABLE_SCHEMAS = (1, 2, 3, 4)
 MIME_TYPE = "application/vnd.kernelviz.v1+json"
 _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
@@ -56,9 +56,20 @@ class SourceLocation:
     """A line of the user's program that a kernel's nodes came from (FX stack trace)."""
 
     file: str
-    line: int
+    line: int  # in a notebook cell: the line as the cell shows it
     function: str = ""
     code: str = ""
+    cell: int | None = None  # the notebook cell's execution count (In [3]) where ``file`` is a cell
+
+    def where(self) -> str:
+        """``cell [3], line 6`` for a notebook cell, else ``file:line``."""
+        return where(self.file, self.line, self.cell)
+
+
+def where(file: str | None, line: int | None, cell: int | None) -> str:
+    """A place in the user's code as they see it: ``cell [3], line 6`` in a notebook cell, else ``file:line``."""
+    shown = "?" if line is None else line
+    return f"cell [{cell}], line {shown}" if cell is not None else f"{file}:{shown}"
 
 
 def split_list(text: str) -> list[str]:
@@ -268,6 +279,7 @@ class Kernel:
     node_mapping: dict[str, list[str]] = field(default_factory=dict)  # source node -> ATen nodes
     fragment: list[str] = field(default_factory=list)  # the graph fragment: a node per line, as Inductor prints it
     locations: list[SourceLocation] = field(default_factory=list)
+    locations_unknown: str = ""  # why this run's lines of the kernel are unknown (then ``locations`` is empty)
     metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"
     path: str | None = None  # Inductor's "kernel path" comment
     kernel_type: str | None = None  # pointwise, reduction, persistent_reduction, template, ...
@@ -465,6 +477,10 @@ class DynamoEvent:
     line: int | None = None
     function: str = ""
     code: str = ""  # the user's source line, where known
+    cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
+
+    def where(self) -> str:
+        return where(self.file, self.line, self.cell)
 
 
 # advice (issue 23): Inductor's fusion decisions, the graph as it runs, findings

@@ -91,16 +91,28 @@ def test_cell_error_shows_the_cells_traceback_as_without_the_magic(shell, capsys
 
 def test_cell_source_lines_show_the_cells_text(shell):
     assert shell.run_cell("%%kernelviz -o cap4\ndef scaled(x):\n    return torch.sin(x) * 2\n"
-                          "y = torch.compile(scaled)(torch.randn(8))").success
+                          "y = torch.compile(scaled)(torch.randn(8))", store_history=True).success
     locations = [loc for k in shell.user_ns["cap4"].kernels for loc in k.locations]
-    assert any(loc.code == "return torch.sin(x) * 2" and loc.line == 2 for loc in locations), locations
+    number = shell.execution_count - 1  # the cell's In [n]; its lines are counted from the magic's line
+    assert any(loc.code == "return torch.sin(x) * 2" and loc.where() == f"cell [{number}], line 3"
+               for loc in locations), locations
 
 
 def test_sequential_gets_the_line_that_called_it(shell):
     assert shell.run_cell("%%kernelviz -o cap5\nm = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU())\n"
                           "out = torch.compile(m)(torch.randn(2, 8))").success
     caller = shell.user_ns["cap5"].graphs[0].caller
-    assert caller is not None and caller.code == "out = torch.compile(m)(torch.randn(2, 8))" and caller.line == 2
+    assert caller is not None and caller.code == "out = torch.compile(m)(torch.randn(2, 8))" and caller.line == 3
+
+
+def test_graph_break_in_a_cell_is_named_as_the_cell_shows_it(shell):
+    assert shell.run_cell("%%kernelviz -o cap6\ndef broken(x):\n    x = torch.sin(x)\n    torch._dynamo.graph_break()\n"
+                          "    return torch.cos(x)\nout = torch.compile(broken)(torch.randn(4))",
+                          store_history=True).success
+    cap, number = shell.user_ns["cap6"], shell.execution_count - 1
+    assert [e.where() for e in cap.dynamo if e.kind == "graph_break"] == [f"cell [{number}], line 4"]
+    assert {g.caller.where() for g in cap.graphs} == {f"cell [{number}], line 6"}
+    assert f"graph break at cell [{number}], line 4 `torch._dynamo.graph_break()`" in kernelviz.views.text.summary(cap)
 
 
 def test_counters_flag_on_the_cpu_says_why_in_one_line(shell, capsys):

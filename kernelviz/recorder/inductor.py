@@ -19,7 +19,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..model import FusionDecision
-from . import dynamo, fusion, routing, store
+from . import dynamo, fusion, routing, store, traces
 from .patches import Patches
 from .store import KernelRecord
 
@@ -108,10 +108,12 @@ def _record_kernel(name: str, nodes: Any) -> None:
         return
     flat = [n for node in nodes if hasattr(node, "get_nodes") for n in node.get_nodes()]
     metadata, detail = get_kernel_metadata(flat, graph.wrapper_code)
-    traces = [o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")]
-    ops = [n.get_name() for n in flat]
+    stacks = list(dict.fromkeys(o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")))
+    sources = traces.current()
+    record = KernelRecord(name, metadata, detail, stacks, [sources.names(t) for t in stacks],
+                          [n.get_name() for n in flat])
     with routing.lock:
-        _pending.setdefault(id(graph), []).append(KernelRecord(name, metadata, detail, traces, ops))
+        _pending.setdefault(id(graph), []).append(record)
 
 
 def _remember(table: OrderedDict, key: str, value) -> None:
@@ -255,6 +257,7 @@ def _install() -> Patches:
     patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)
     patches.wrap("torch._inductor.codecache", "FxGraphCache", "find_guarded_entry", find_guarded_entry)
+    traces.install(patches)
     dynamo.install(patches)
     fusion.install(patches)
     return patches

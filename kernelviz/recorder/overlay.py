@@ -20,8 +20,11 @@ _UNKNOWN = {
 }
 
 
-def build_graph(code: str, records: list[KernelRecord] | None, cache: str) -> Graph:
-    """The graph model of one compiled module, with Inductor's metadata of its compile where known."""
+def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
+                lines: tuple[list[list[str] | None], str] | None = None) -> Graph:
+    """The graph model of one compiled module, with Inductor's metadata of its compile where known;
+    ``lines``: this run's stack traces per record (None where unknown) and why they are unknown
+    (by default the records' own)."""
     graph = parse_graph(code)
     graph.cache = cache
     if records is None:
@@ -30,22 +33,24 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str) -> Gr
                                   "(C++ kernels) is unknown; after torch._dynamo.reset(), a capture of it regenerates "
                                   "only this graph's code")
         return graph
-    by_name: dict[str, list[KernelRecord]] = {}
-    for record in records:
-        by_name.setdefault(record.name, []).append(record)
+    stacks, why = lines if lines is not None else ([r.stack_traces for r in records], "")
+    by_name: dict[str, tuple[KernelRecord, list[str] | None]] = {}
+    for record, traces in zip(records, stacks):
+        by_name.setdefault(record.name, (record, traces))
     for kernel in graph.kernels:
         if kernel.name in by_name:
-            _apply(kernel, by_name[kernel.name][0])
+            _apply(kernel, *by_name[kernel.name], why)
     _fill_launches(graph, records)
     return graph
 
 
-def _apply(kernel: Kernel, record: KernelRecord) -> None:
+def _apply(kernel: Kernel, record: KernelRecord, traces: list[str] | None, why: str) -> None:
     origin = parse_origin((record.metadata + "\n" + record.detail).splitlines())
     kernel.source_nodes, kernel.original_aten = origin.source_nodes, origin.original_aten
     kernel.node_mapping, kernel.fragment = origin.node_mapping, origin.fragment
     kernel.metadata_from = "inductor"
-    kernel.locations = locations(record.stack_traces)
+    kernel.locations = locations(traces or [])
+    kernel.locations_unknown = why if traces is None else ""
 
 
 def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:

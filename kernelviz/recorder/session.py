@@ -13,8 +13,9 @@ from typing import Any
 from ..ir import read_in_background, stage_jobs
 from ..jiterator import recording as jiterator_calls
 from ..model import Capture, DynamoEvent
-from . import distributed, inductor, routing
-from .callers import caller_line
+from . import distributed, inductor, routing, traces
+from .callers import caller_line, running_frames
+from .cells import name_cells
 from .overlay import build_graph
 from .specs import InputSnapshot, apply_snapshot, snapshot
 
@@ -33,6 +34,8 @@ class GraphRun:
     inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
     specs: list[InputSnapshot] | None = None  # what the inputs were when the graph first ran
     caller: Any = None  # the user's line that first ran it (SourceLocation)
+    sources: list[traces.Sources] = field(default_factory=list)  # the graphs it was compiled from in this run
+    frames: set[tuple[str, str]] = field(default_factory=set)  # (file, function) of the user's frames that ran it
     first_seen: float = field(default_factory=time.perf_counter)
 
 
@@ -80,7 +83,10 @@ class CaptureSession:
         return run
 
     def on_code(self, code: str, key: str, cache: str) -> None:
-        self._run(code, key, cache)
+        run = self._run(code, key, cache)
+        sources = traces.current()
+        if all(s is not sources for s in run.sources):
+            run.sources.append(sources)
         if (current := routing.compile_id()) is not None:
             self.compile_ids.add(current)
 
@@ -91,6 +97,11 @@ class CaptureSession:
             run.compiled = weakref.ref(compiled)
             run.specs = snapshot(inputs)
             run.caller = caller_line()
+            if run.sources:  # compiled or loaded in this capture: a later capture that only runs it knows its lines
+                traces.remember(compiled, run.sources)
+            else:
+                run.sources = list(traces.of_module(compiled))
+                run.frames = running_frames()
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
 
@@ -181,7 +192,8 @@ class CaptureSession:
         jobs = []
         for key, run in sorted(self.runs.items(), key=lambda item: item[1].first_seen):
             try:
-                graph = build_graph(run.code, inductor.kernel_records(key), run.cache)
+                records = inductor.kernel_records(key)
+                graph = build_graph(run.code, records, run.cache, _lines(run, records))
             except Exception as exc:  # noqa: BLE001 - one bad module must not lose the others
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue
@@ -191,6 +203,7 @@ class CaptureSession:
             apply_snapshot(graph, run.specs)
             jobs += stage_jobs(graph, run.compiled() if run.compiled is not None else None)  # Triton's stages
             capture.graphs.append(graph)
+        name_cells(capture.graphs, capture.dynamo)
         if pending := read_in_background(jobs):
             capture._stages = pending
         distributed.resolve_groups(capture.graphs)
@@ -200,6 +213,26 @@ class CaptureSession:
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (
                 f"; dynamo skipped {len(skipped)} frame{'s' * (len(skipped) > 1)} (reasons in Capture.dynamo)"
                 if skipped else ""))
+
+
+_LINES_UNKNOWN = {
+    "no graphs": "unknown: compiled before the capture, and the lines recorded for it are not of the code that ran "
+                 "it (capture the code that compiles it to see them)",
+    "no nodes": "unknown: the graphs this run compiled it from lack the nodes its lines were recorded for",
+}
+
+
+def _lines(run: GraphRun, records: list[Any] | None) -> tuple[list[list[str] | None], str] | None:
+    """This run's stack traces of each record's kernel, and why where they are unknown: a module compiled
+    in this capture has its own; one loaded from a cache (or compiled before) takes those of this run's
+    graphs (see :mod:`.traces`), never those of the program that filled the cache."""
+    if records is None:
+        return None
+    if run.cache == "compiled":
+        return [r.stack_traces for r in records], ""
+    if run.sources:
+        return traces.this_run(records, run.sources), _LINES_UNKNOWN["no nodes"]
+    return traces.running(records, run.frames), _LINES_UNKNOWN["no graphs"]
 
 
 def _weak(value: Any) -> Any:

@@ -2,10 +2,9 @@
 still has it.
 
 A graph compiled under a capture has its ``define_kernel`` metadata and Inductor's fusion decisions
-written to ``<Inductor cache dir>/kernelviz/v1/<aa>/<key>.json``, keyed by the hash of the module's
-code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated); a file
-written before fusion decisions were kept holds the list of kernel records alone. Inductor's own
-entries are never touched, so a cache shared with processes that do not use kernelviz stays valid.
+written to ``<Inductor cache dir>/kernelviz/v2/<aa>/<key>.json``, keyed by the hash of the module's
+code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated). Inductor's
+own entries are never touched, so a cache shared with processes that do not use kernelviz stays valid.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from typing import Any
 
 from ..model import CaptureError, FusionDecision, _build, dumps, write_atomically
 
-FORMAT = "v1"
+FORMAT = "v2"  # v2: the node names of each stack trace and the fusion decisions (v1 entries are passed over)
 
 
 @dataclass
@@ -30,6 +29,8 @@ class KernelRecord:
     metadata: str  # get_kernel_metadata's first string (the "Source Nodes" line)
     detail: str  # its second string (mapping and graph fragment)
     stack_traces: list[str] = field(default_factory=list)
+    # per stack trace: a node that carried it in the graph Inductor was given and in dynamo's (see .traces)
+    trace_nodes: list[list[str | None]] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)  # the scheduler nodes it holds ("op3"), to place fusion decisions
 
 
@@ -56,14 +57,16 @@ def _read(key: str) -> dict[str, Any] | None:
             data = json.load(f)
     except (OSError, ValueError, ImportError):
         return None
-    return {"kernels": data, "fusions": None} if isinstance(data, list) else data if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
 
 
 def load(key: str) -> list[KernelRecord] | None:
     """The stored records of one module, or None where there are none (or they do not read)."""
     try:
         return [KernelRecord(str(r["name"]), str(r["metadata"]), str(r["detail"]),
-                             [str(t) for t in r.get("stack_traces", [])], [str(o) for o in r.get("ops", [])])
+                             [str(t) for t in r["stack_traces"]],
+                             [[None if n is None else str(n) for n in names] for names in r["trace_nodes"]],
+                             [str(o) for o in r.get("ops", [])])
                 for r in _read(key)["kernels"]]
     except (TypeError, KeyError, AttributeError):
         return None

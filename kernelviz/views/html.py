@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pygments.formatters import HtmlFormatter
 
-from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
+from ..model import Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .figures import positive, shown, valid
@@ -154,6 +154,12 @@ def wrapper_view(graph: Graph) -> str:
             f"<th>name</th><th>detail</th><th>live</th></tr>{''.join(rows)}</table></details>")
 
 
+def _where(loc: SourceLocation) -> str:
+    """``cell [3], line 6`` (the cell's file on hover) or ``file:line``, escaped."""
+    return (f'<code title="{escape(loc.file)}">{escape(loc.where())}</code>' if loc.cell is not None
+            else f"<code>{escape(loc.where())}</code>")
+
+
 def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
     """A kernel's metadata and (with ``source``) its highlighted source, in a ``<details>``; the anchor is
     inside it, so following a link to it opens it."""
@@ -165,8 +171,9 @@ def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
             n.name, n.op, n.target, n.dtype or "", f"[{', '.join(n.shape)}]" if n.shape is not None else "",
             f"[{', '.join(n.stride)}]" if n.stride is not None else "", "" if n.users is None else n.users)) + "</tr>"
         for n in kernel.fragment_nodes() if n.op != "output")
-    locations = "".join(f"<li><code>{escape(loc.file)}:{loc.line}</code> <code>{escape(loc.code)}</code></li>"
-                        for loc in kernel.locations)
+    locations = "".join(f"<li>{_where(loc)} <code>{escape(loc.code)}</code></li>" for loc in kernel.locations)
+    if kernel.locations_unknown:
+        locations += f'<li class="kv-hint">{escape(kernel.locations_unknown)}</li>'
     return (f'<details class="kv-kernel"><summary><code>{escape(kernel.name)}</code> '
             f'<span class="kv-badge">{escape(kernel.kind)}</span> {escape(", ".join(kernel.original_aten))}</summary>'
             f'<div id="{_anchor(graph, kernel)}">'
@@ -223,8 +230,7 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> st
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
     charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph)
-    caller = (f"<p>Ran from <code>{escape(graph.caller.file)}:{graph.caller.line}</code> "
-              f"<code>{escape(graph.caller.code)}</code></p>" if graph.caller else "")
+    caller = f"<p>Ran from {_where(graph.caller)} <code>{escape(graph.caller.code)}</code></p>" if graph.caller else ""
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)

@@ -91,7 +91,7 @@ def dynamo_lines(capture: Capture) -> list[str]:
     reason (its explanation and hint on lines of their own), one string per event."""
     lines = []
     for event in capture.dynamo:
-        where = f" at {event.file}:{event.line}" if event.file else ""
+        where = f" at {event.where()}" if event.file else ""
         code = f" `{event.code}`" if event.code else ""
         lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {(event.reason or '').strip()}")
     return lines
@@ -110,6 +110,21 @@ def timed_on(graph: Graph) -> str:
     """``timed on recreated inputs (made-up values for arg3_1)``: on what a graph's times were taken."""
     made_up = f" (made-up values for {', '.join(graph.made_up_values)})" if graph.made_up_values else ""
     return f"timed on {graph.timed_on}{made_up}" if graph.timed_on else ""
+
+
+_MAX_YOURS = 6
+
+
+def your_code(graph: Graph) -> list[str]:
+    """The user's lines of a graph: the one that ran it, those its kernels came from (a notebook cell as
+    ``cell [3], line 6``), and why they are unknown where they are."""
+    lines = [f"ran from {graph.caller.where()}  `{graph.caller.code}`"] if graph.caller else []
+    yours = list(dict.fromkeys((loc.where(), loc.code) for k in graph.kernels for loc in k.locations))
+    lines += [f"your code: {where}  `{code}`" for where, code in yours[:_MAX_YOURS]]
+    more = len(yours) - _MAX_YOURS
+    lines += [f"your code: {more} more lines (in the kernels' detail)"] if more > 0 else []
+    unknown = dict.fromkeys(k.locations_unknown for k in graph.kernels if k.locations_unknown)
+    return lines + [f"your code: {why}" for why in unknown]
 
 
 def _cut(name: str, room: int) -> str:
@@ -174,5 +189,7 @@ def summary(capture: Capture, width: int | None = None) -> str:
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
+        for line in your_code(graph):
+            lines += _wrapped(line, width, "  ", "    ")
         lines += launch_rows(graph, width)
     return "\n".join(lines)

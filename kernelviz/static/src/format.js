@@ -31,3 +31,7 @@ export function fmtRate(value, unit) {
 
 /** "1 launch", "2 launches", "3 graphs". */
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : /(s|sh|ch|x)$/.test(word) ? "es" : "s"}`;
+
+/** A place in the user's code as they see it (SourceLocation.where): "cell [3], line 6" in a notebook cell, else
+ * "file:line". */
+export const where = (loc) => loc.cell != null ? `cell [${loc.cell}], line ${loc.line ?? "?"}` : `${loc.file}:${loc.line ?? "?"}`;

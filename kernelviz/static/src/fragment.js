@@ -1,6 +1,7 @@
 // A kernel's metadata: source nodes -> ATen nodes, the user's code, and the graph fragment
 // (click a node to light the source lines linked to it). Node rows carry data-node.
 import { h, table } from "./dom.js";
+import { where } from "./format.js";
 import { shortPath } from "./names.js";
 
 // One line of Inductor's graph fragment, as kernelviz.model.FragmentNode.from_line reads it (the capture
@@ -29,21 +30,25 @@ const nodeRow = (n, links, selectNode) => n.op === "unknown"
     h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
     h("td", {}, n.users ?? ""));
 
+// A notebook cell as the user sees it, its file on hover.
 const locationRow = (loc, label) => h("tr", {},
-  h("td", { class: "kv-loc kv-mono", title: `${loc.file}:${loc.line}` }, shortPath(`${loc.file}:${loc.line}`, 32)),
+  h("td", { class: "kv-loc kv-mono", title: loc.cell != null ? loc.file : where(loc) }, loc.cell != null ? where(loc) : shortPath(where(loc), 32)),
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
 
-/** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line). */
+/** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line);
+ * `kernel.locations_unknown` says why the kernel's own lines are unknown in this run. */
 export function metaView(kernel, links, selectNode, caller) {
   const fragment = table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
     .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)));
   fragment.classList.add("kv-fragment"); // below a width its stride and users give way (panel.css)
   const yours = kernel.locations.map((loc) => locationRow(loc, ""));
   if (caller) yours.push(locationRow(caller, "ran the graph"));
+  const unknown = kernel.locations_unknown ? h("div", { class: "kv-hint kv-loc-note" }, kernel.locations_unknown) : null;
   return h("div", { class: "kv-meta" },
     h("div", {}, h("b", {}, "Source nodes → ATen nodes"), table(["source node", "ATen nodes"],
       Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
-    yours.length ? h("div", {}, h("b", {}, "Your code"), table(["file:line", "code", ""], yours)) : null,
+    yours.length || unknown
+      ? h("div", {}, h("b", {}, "Your code"), yours.length ? table(["line", "code", ""], yours) : null, unknown) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
       h("span", { class: "kv-hint kv-narrow-only" }, " (stride and users: in a wider output)"), fragment));
 }

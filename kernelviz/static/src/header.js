@@ -2,7 +2,7 @@
 // what it compiled and how long that took (0 s, "cached", for graphs compiled before), and dynamo's graph
 // breaks, recompiles and skipped frames with dynamo's own reasons.
 import { h } from "./dom.js";
-import { plural } from "./format.js";
+import { plural, where } from "./format.js";
 
 function counts(items, key) {
   const m = new Map();
@@ -52,7 +52,7 @@ export function dynamoEvents(events) {
     const reason = (e.reason || "").trim();
     return h("li", { class: `kv-dynamo-${e.kind}` },
       h("span", { class: "kv-badge" }, EVENT_LABEL[e.kind] || e.kind),
-      e.file ? h("span", { class: "kv-mono" }, ` ${e.file}:${e.line ?? "?"}`) : null,
+      e.file ? h("span", { class: "kv-mono", title: e.file }, ` ${where(e)}`) : null,
       e.code ? h("span", { class: "kv-mono kv-code-line" }, `  ${e.code}`) : null,
       h("span", { class: "kv-reason", title: reason }, ` ${reason.split("\n")[0]}`));
   }));
