@@ -135,6 +135,11 @@ def _cut(name: str, room: int) -> str:
     return name[: room - end - 1] + "…" + name[-end:]
 
 
+def _ms(value: float) -> str:
+    """A time in the table's ms column; one that makes no sense says so, with its unit."""
+    return f"{value:11.4f}" if valid(value) else shown(value, "ms")
+
+
 def launch_rows(graph: Graph, width: int) -> list[str]:
     """The graph's launches as a table with a header, in ``width`` characters: #, launch (what it computes,
     names.py), kind, the timing columns where it was timed, and the launch's full name (as the panel's hover and
@@ -160,14 +165,14 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
         timing = ""
         if timed:
             t = launch.timing
-            ms = f"{shown(t.in_graph_ms, '', '11.4f'):>11}" if t and t.in_graph_ms is not None else " " * 11
+            ms = _ms(t.in_graph_ms) if t and t.in_graph_ms is not None else " " * 11
             share = (f"{100 * t.share:5.1f}%" if valid(t.share) else shown(t.share)) if t else ""
             timing = f"  {ms} {share:>6}" + (f"  {(t.bound if t else '') or '':<{bound_w}}" if bound_w else "")
         full = f"  {_cut(launch.name, full_w)}" if with_full else ""
         rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{full}".rstrip())
     if graph.gap_ms is not None:
         gap = "gap (between launches)" if name_w + kind_w >= 22 else "gap"
-        rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {shown(graph.gap_ms, '', '11.4f'):>11}")
+        rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {_ms(graph.gap_ms)}")
     return rows
 
 
