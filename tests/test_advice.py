@@ -147,3 +147,12 @@ def test_findings_are_plain_data():
     assert all(isinstance(f, Advice) for f in found)
     assert kernelviz.Advice is Advice and json.loads(Capture(findings=found).to_json())["findings"][0]["rule"] \
         == "launch-bound"
+
+
+def test_measured_counters_give_the_top_stall_reason_of_the_hottest_launch():
+    cap = kernelviz.load(Path(__file__).parent / "fixtures" / "counters" / "h100" / "hot_line.json")
+    launch = cap.graphs[0].launches[0]
+    (stall,) = [a for a in cap.advice() if a.rule == "stall"]
+    top = launch.counters.stalls[0]
+    assert stall.launches == [launch.index] and top.reason in stall.evidence
+    assert f"{100 * top.share:.0f}% of stalls" in stall.evidence and "Nsight Compute" in stall.evidence
