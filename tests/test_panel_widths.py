@@ -258,8 +258,9 @@ def test_in_jupyterlab_default_layout_at_every_width_and_theme(tmp_path):
     about 568 px; then the window is sized so the output is each of WIDTHS wide, in Light and Dark."""
     pytest.importorskip("jupyterlab")
     pytest.importorskip("nbclient")
-    from jupyterlab_support import jupyterlab
     from test_jupyterlab import _command, _fit, _lab_ready, _open, _timed_notebook
+
+    from jupyterlab_support import jupyterlab
 
     _timed_notebook(tmp_path / "timed.ipynb")
     with jupyterlab(tmp_path) as url, chromium_page() as page:

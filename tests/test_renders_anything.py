@@ -7,7 +7,6 @@ import json
 import os
 import random
 from collections import Counter
-from collections import Counter
 from datetime import timedelta
 
 import pytest

@@ -16,8 +16,18 @@ from ..live import module_globals
 from ..model import Graph, Kernel, KernelIR
 from .lines import guess_file, helper_lines, stage_lines, stage_positions, to_source, unlinked_note
 from .occupancy import DeviceLimits, device_limits, occupancy
-from .stages import (FILE_STAGES, OPTION_KEYS, StageError, binary_folder, cache_roots, disassemble, disassemble_bytes,
-                     folder_key, keep, read_stage)
+from .stages import (
+    FILE_STAGES,
+    OPTION_KEYS,
+    StageError,
+    binary_folder,
+    cache_roots,
+    disassemble,
+    disassemble_bytes,
+    folder_key,
+    keep,
+    read_stage,
+)
 
 __all__ = ["StageJob", "read_stages", "stage_jobs", "read_in_background", "kernel_ir"]
 _WORKERS = min(16, os.cpu_count() or 4)  # the SASS disassembler runs as a process per kernel

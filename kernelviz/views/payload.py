@@ -16,8 +16,8 @@ import zlib
 from typing import Any
 
 from ..model import SCHEMA_VERSION, Capture, CaptureError, dumps, loads
-from .highlight import language, tokens
 from .findings import findings
+from .highlight import language, tokens
 from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
