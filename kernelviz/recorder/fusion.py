@@ -52,7 +52,6 @@ def _origins(nodes: list[Any]) -> list[str]:
 
 def _bytes_between(first: list[Any], second: list[Any]) -> int | None:
     """Bytes of the buffers that ``first`` writes and ``second`` reads (None where a size is symbolic)."""
-
     written = {buf.get_name(): buf for n in first for buf in n.get_outputs()}
     read = {dep.name for n in second for dep in n.read_writes.reads}
     total = 0
