@@ -23,7 +23,7 @@ from ..live import module_globals
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
 from . import collectives, roofline
 from .inputs import live_inputs
-from .instrument import Instrumented, instrument
+from .instrument import Instrumented, instrument, kept_rng
 from .lockstep import Lockstep, LockstepError
 from .peaks import calibrate, device_peaks, peak_key
 from .timers import CpuTimer, GpuTimer, Samples
@@ -243,7 +243,7 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
     inst.set_skip(set(skip))
     make_args = _arg_maker(args, mutated)
     try:
-        with _keep_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
+        with kept_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
             timer = GpuTimer() if graph.device == "cuda" else CpuTimer()
             timer.lockstep = lockstep
             timer.meet("the recording run")
@@ -565,20 +565,6 @@ def _clone(tensor: Any) -> Any:
         span = 1 + sum((n - 1) * s for n, s in zip(tensor.size(), tensor.stride())) if tensor.numel() else 0
         flat = torch.as_strided(tensor, (span,), (1,), tensor.storage_offset()).clone()
         return torch.as_strided(flat, tensor.size(), tensor.stride())
-
-
-@contextlib.contextmanager
-def _keep_rng(device: str):
-    import torch
-
-    cpu = torch.get_rng_state()
-    cuda = torch.cuda.get_rng_state_all() if device == "cuda" else None
-    try:
-        yield
-    finally:
-        torch.set_rng_state(cpu)
-        if cuda is not None:
-            torch.cuda.set_rng_state_all(cuda)
 
 
 def namespace(graph: Graph, compiled: Any) -> dict[str, Any]:

@@ -1,0 +1,91 @@
+"""Repros of a training step on the CPU: every kernel of the forward and backward graphs (parameters that
+require grad, dropout, a batch norm's in-place update of its running stats) runs alone and matches, whether
+the graphs were timed at the capture's exit on the user's tensors or after the cell on recreated inputs."""
+
+import runpy
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import kernelviz
+
+RUNNER = """
+import runpy, sys
+for path in sys.argv[1:]:
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except SystemExit as exc:
+        print(f"exit {exc.code}", flush=True)
+"""
+
+
+def _model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.BatchNorm1d(32), torch.nn.GELU(),
+                               torch.nn.Dropout(0.2), torch.nn.Linear(32, 16), torch.nn.LayerNorm(16))
+
+
+def _step(model, x):
+    loss = model(x).square().mean()
+    loss.backward()
+    return loss
+
+
+def _run_all(scripts: dict[str, str], tmp_path) -> str:
+    """Each script run as ``python script.py`` runs it (its own ``__main__``), all in one child process."""
+    paths = []
+    for name, text in scripts.items():
+        paths.append(tmp_path / f"{name}.py")
+        paths[-1].write_text(text)
+    done = subprocess.run([sys.executable, "-c", RUNNER, *map(str, paths)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def train_capture():
+    torch._dynamo.reset()
+    model, x = _model(), torch.randn(8, 16)
+    step = torch.compile(lambda x: _step(model, x))
+    with kernelviz.capture(bench=True, repros=True) as cap:
+        step(x)
+    yield cap, step, model, x
+    torch._dynamo.reset()
+
+
+def test_every_kernel_of_a_train_step_gets_a_repro_that_runs_alone_and_matches(train_capture, tmp_path):
+    cap = train_capture[0]
+    assert sorted(g.id.split("_")[-1] for g in cap.graphs) == ["backward", "forward"]
+    scripts = {}
+    for graph in cap.graphs:
+        assert graph.timed_on == "user tensors" and not [w for w in graph.warnings if "repro" in w]
+        scripts[f"{graph.id}_call"] = graph.to_repro()
+        scripts.update({kernel.name: kernel.to_repro() for kernel in graph.kernels})
+    assert len(scripts) >= 6
+    out = _run_all(scripts, tmp_path)
+    verdicts = [line for line in out.splitlines() if ": outputs match (" in line]
+    assert len(verdicts) == len(scripts), out
+    assert out.count("exit 0") == len(scripts) and "MISMATCH" not in out
+
+
+def test_after_the_cell_the_backward_is_timed_here_on_recreated_inputs_and_its_repros_recorded(train_capture):
+    """The backward's saved tensors are gone after the cell: it is timed on inputs recreated from the specs,
+    in this process (no value was made up), and its launches recorded for the repros there."""
+    _, step, model, x = train_capture
+    with kernelviz.capture() as cap:
+        step(x)
+    rng = torch.get_rng_state()
+    weights = [p.detach().clone() for p in model.parameters()]
+    cap.bench(repros=True, progress=False)
+    assert torch.equal(torch.get_rng_state(), rng)
+    assert all(torch.equal(a, b) for a, b in zip(weights, model.parameters()))
+    backward = next(g for g in cap.graphs if g.id.endswith("backward"))
+    assert backward.timed_on == "recreated inputs here" and backward.made_up_values == []
+    assert all(launch.timing is not None and launch.timing.in_graph_ms for launch in backward.launches)
+    for graph in cap.graphs:
+        assert graph.repro.expected and graph.repro.error is None, graph.warnings
+        for kernel in graph.kernels:
+            assert kernel.repro.error is None and kernel.repro.expected, (kernel.name, graph.warnings)
