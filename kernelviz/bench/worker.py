@@ -23,7 +23,8 @@ def emit(line: str) -> None:
 
 
 def main(job_path: str, out_dir: str) -> int:
-    from . import BenchError, LaunchFailed, load_instrumented, measure, namespace
+    from .errors import BenchError, LaunchFailed
+    from .measure import load_instrumented, measure, namespace
     from .inputs import recreate
 
     job = json.loads(Path(job_path).read_text())
