@@ -6,6 +6,7 @@ from typing import Any
 
 from ..model import Capture, DevicePeaks, Graph
 from .errors import BenchError, LaunchFailed
+from .inputs import recreate
 from .lockstep import Lockstep, LockstepError
 from .measure import arg_maker, check, load_instrumented, measure, namespace, talks
 
@@ -48,11 +49,26 @@ def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
         raise BenchError(f"its collectives need every rank: {exc}") from None
 
 
+def bench_recreated(graph: Graph, run: Any, peaks: DevicePeaks | None, isolated: bool,
+                    recorded: list[Graph] | None) -> bool:
+    """Time ``graph`` in this process on inputs recreated from the run's specs (``plan.as_recorded``); False
+    where a value had to be made up after all (the timing process is then the place)."""
+    try:
+        args, made_up = recreate(graph)
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+    if made_up:
+        return False
+    graph.made_up_values = []
+    bench_live(graph, run, args, peaks, isolated, recorded, on="recreated inputs")
+    return True
+
+
 def bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool,
-               recorded: list[Graph] | None, lockstep: Lockstep | None = None) -> None:
-    """Time ``graph`` in this process on the user's tensors (``args``); with ``recorded`` (a list the graph
-    joins), also record what its repro scripts need; with ``lockstep``, together with the job's other ranks
-    once they agree on it."""
+               recorded: list[Graph] | None, lockstep: Lockstep | None = None, on: str = "user tensors") -> None:
+    """Time ``graph`` in this process on ``args`` (the user's tensors, or as ``on`` says); with ``recorded``
+    (a list the graph joins), also record what its repro scripts need; with ``lockstep``, together with the
+    job's other ranks once they agree on it."""
     compiled = run.compiled() if run.compiled is not None else None
     try:
         scope = namespace(graph, compiled)
@@ -68,7 +84,7 @@ def bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | Non
         measure(graph, inst, args, mutated, peaks=peaks, isolated=isolated, lockstep=lockstep)
     except LaunchFailed as exc:
         raise BenchError(f"launch {exc.index} ({graph.launches[exc.index].name}) failed: {exc.reason}") from None
-    graph.timed_on = "user tensors"
+    graph.timed_on = on
     if recorded is not None:
         from ..repro.record import record
 

@@ -1,11 +1,12 @@
-"""The timing process: ``python -m kernelviz.bench.worker JOB OUT_DIR``.
+"""The timing process: ``python -m kernelviz.bench.worker [--cuda]``.
 
-JOB is a capture's JSON with the graphs to time on recreated inputs and what to leave out of each; each
-timed graph is written to ``OUT_DIR/<i>.json``. Every step is reported on stdout, one line each, before it
-runs (``graph i``, ``phase load``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase
-cudagraph``, ``done i``), so that if this process dies or hangs the parent knows where. A launch that
-raises is reported as ``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else
-can run in it.
+It imports torch and kernelviz (and with ``--cuda`` starts CUDA), says ``ready``, then reads one line from
+stdin: ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with the graphs to time on recreated inputs, what to
+leave out of each and whether to record their repros; each timed graph is written to ``OUT_DIR/<i>.json``.
+Every step is reported on stdout, one line each, before it runs (``graph i``, ``phase load``, ``enter
+<launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that
+if this process dies or hangs the parent knows where. A launch that raises is reported as ``fail <launch>
+<reason>`` and ends the process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
@@ -22,11 +23,21 @@ def emit(line: str) -> None:
     sys.stdout.flush()
 
 
-def main(job_path: str, out_dir: str) -> int:
-    from .errors import BenchError, LaunchFailed
-    from .measure import load_instrumented, measure, namespace
-    from .inputs import recreate
+def main(cuda: bool) -> int:
+    import torch
 
+    from ..repro.record import record
+    from .errors import BenchError, LaunchFailed
+    from .inputs import recreate
+    from .measure import arg_maker, load_instrumented, measure, namespace
+
+    if cuda:
+        torch.cuda.init()
+    emit("ready")
+    line = sys.stdin.readline().rstrip("\n")
+    if not line:
+        return 0
+    job_path, out_dir = line.split("\t")
     job = json.loads(Path(job_path).read_text())
     capture = Capture.from_dict(job["capture"])
     for i, graph in enumerate(capture.graphs):
@@ -35,11 +46,15 @@ def main(job_path: str, out_dir: str) -> int:
         failed = False
         try:
             emit("phase load")
-            inst = load_instrumented(graph, namespace(graph, None))
+            scope = namespace(graph, None)
+            inst = load_instrumented(graph, scope)
             args, graph.made_up_values = recreate(graph)
             measure(graph, inst, args, None, peaks=capture.peaks, isolated=job["isolated"][i], observer=emit,
                     skip=skip)
             graph.timed_on = "recreated inputs"
+            if job["repros"][i]:
+                emit("phase repro")
+                record(graph, scope, arg_maker(args, None))
         except LaunchFailed as exc:
             emit(f"fail {exc.index} {exc.reason}")
             return 3
@@ -54,4 +69,4 @@ def main(job_path: str, out_dir: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    sys.exit(main("--cuda" in sys.argv[1:]))
