@@ -92,3 +92,35 @@ def test_after_the_cell_the_backward_is_timed_here_on_recreated_inputs_and_its_r
         assert graph.repro.expected and graph.repro.error is None, graph.warnings
         for kernel in graph.kernels:
             assert kernel.repro.error is None and kernel.repro.expected, (kernel.name, graph.warnings)
+
+
+def test_the_time_a_run_s_stream_stood_dry_is_found_and_said_apart_from_the_gap():
+    """Kernel b was launched (at 250 ns) after kernel a ended (200 ns): the 100 ns before b are the CPU's, not
+    the graph's gap; kernel c was enqueued while b ran, so the 10 ns before it are the graph's own."""
+    from kernelviz.bench.results import fill
+    from kernelviz.bench.timers import InGraph, dry_ns
+    from kernelviz.model import Graph, Launch
+
+    events = [("0", 100, 200, "a", 50), ("0", 300, 400, "b", 250), ("0", 410, 500, "c", 260),
+              ("1", 1100, 1200, "a", 1050), ("1", 1210, 1300, "b", 1060)]
+    assert dry_ns(events, [[100, 500], [1100, 1300]]) == 100
+    graph = Graph(id="g", kind="forward", device="cuda", code="", launches=[Launch(index=0, step=0, op="x")])
+    inst = type("Inst", (), {"kernels": {}})()
+    fill(graph, inst, {}, InGraph(ms={0: 0.2}, busy_ms=0.25, dry_ms=0.1), {}, "cpu", None, set())
+    assert graph.gap_ms == pytest.approx(0.05)
+    assert [w for w in graph.warnings if "stood idle 0.100 ms per run of call() waiting for the CPU" in w]
+
+
+def test_loaded_code_gets_the_attention_philox_seed_and_offset_on_the_host():
+    """A loaded capture's code declares the philox seed and offset of efficient attention on the GPU; the run
+    passes them on the CPU, where the op reads them (a device pointer read on the host faults)."""
+    from kernelviz.bench.inputs import recreate
+    from kernelviz.model import Graph, Launch, TensorSpec
+
+    op = "torch.ops.aten._scaled_dot_product_efficient_attention_backward.default"
+    graph = Graph(id="g", kind="backward", device="cuda", code="",
+                  inputs=[TensorSpec("getitem_2", [], [], "int64", "cuda:0"),
+                          TensorSpec("getitem_3", [], [], "int64", "cuda:0")],
+                  launches=[Launch(index=0, step=0, op=op, args=["getitem_2", "getitem_3", "0.1"])])
+    args, made_up = recreate(graph)
+    assert [a.device.type for a in args] == ["cpu", "cpu"] and made_up == ["getitem_2", "getitem_3"]

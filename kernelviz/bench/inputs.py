@@ -43,15 +43,29 @@ def recreate(graph: Graph) -> tuple[list[Any], list[str]]:
     made_up: list[str] = []
     gen = {}  # a private generator per device: the user's RNG state is never touched
     out = []
+    host = _host_scalars(graph)
     for spec in graph.inputs:
         if spec.scalar is not None:
             out.append(spec.scalar)
             continue
-        device = spec.device or graph.device
+        device = "cpu" if spec.name in host else spec.device or graph.device
         if device not in gen:
             gen[device] = torch.Generator(device=device).manual_seed(0)
         out.append(_tensor(spec, device, gen[device], made_up))
     return out, made_up
+
+
+_HOST_SCALAR_OPS = ("flash_attention", "efficient_attention")
+
+
+def _host_scalars(graph: Graph) -> set[str]:
+    """Inputs the code declares on the GPU that the run passes on the CPU: the philox seed and offset of
+    flash and efficient attention (0-d integer tensors the op reads on the host; given a device pointer it
+    faults). Where the run recorded an input, its own device stands."""
+    specs = {spec.name: spec for spec in graph.inputs if not spec.recorded and spec.shape == []
+             and spec.dtype is not None and spec.dtype.startswith(("int", "uint"))}
+    return {arg for launch in graph.launches if launch.op and any(op in launch.op for op in _HOST_SCALAR_OPS)
+            for arg in launch.args if arg in specs}
 
 
 def _tensor(spec: TensorSpec, device: str, gen: Any, made_up: list[str]) -> Any:

@@ -11,6 +11,9 @@ from . import roofline
 from .instrument import Instrumented
 
 
+DRY_MS, DRY_SHARE = 0.005, 0.01  # idle waits for the CPU worth a warning: above both
+
+
 @dataclass
 class LaunchFacts:
     """What the recording run learnt of one launch."""
@@ -34,6 +37,11 @@ def fill(graph: Graph, inst: Instrumented, facts: dict[int, LaunchFacts], in_gra
     busy = in_graph.busy_ms
     graph.gpu_busy_ms = busy
     graph.gap_ms = max(0.0, busy - launched) if busy is not None else None
+    if busy is not None and in_graph.dry_ms > max(DRY_MS, DRY_SHARE * busy):
+        graph.warnings.append(
+            f"timing: the GPU stood idle {in_graph.dry_ms:.3f} ms per run of call() waiting for the CPU to enqueue "
+            "its next launch (the stream ran dry while timing: an allocator sync, a slow Python step or other "
+            "work in this process); that time is left out of the busy time and the gap, which are the graph's own")
     for launch in graph.launches:
         if launch.index in skip:
             continue
