@@ -1,0 +1,76 @@
+"""Retiming after the cell on the GPU: ``cap.bench()`` of a training step captured without timing, beside the
+time the same timing took at the capture's exit (``capture(bench=True)``), and of a GPT-2 backward loaded
+from its saved code (timed in the timing process, on inputs recreated from the code's specs).
+
+    python benchmarks/bench_train_gpu.py        # on a CUDA machine with torchvision and transformers
+
+Steps: a resnet50 training step (channels-last, bf16 autocast, batch 64) and a 2-layer GPT-2 step (dropout,
+SDPA). For each graph it prints where it was timed, the seconds it took, the GPU busy time and the gap, and any
+timing warning (a stream that ran dry, a launch that failed).
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+from bench_timing import resnet50_training_step
+
+import kernelviz
+
+
+def gpt2_step():
+    import transformers
+
+    config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
+                                     resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).cuda().train()
+    ids = torch.randint(0, 1000, (4, 128), device="cuda")
+    compiled = torch.compile(model)
+    return lambda: compiled(ids, labels=ids).loss.backward()
+
+
+def show(cap, what: str, seconds: float) -> None:
+    print(f"  {what}: {seconds:.2f} s")
+    for graph in cap.graphs:
+        busy = f"busy {graph.gpu_busy_ms:.3f} ms, gap {graph.gap_ms:.3f} ms" if graph.gpu_busy_ms else "not timed"
+        failed = sum(1 for launch in graph.launches if launch.timing is not None and launch.timing.error)
+        print(f"    {graph.id}: {len(graph.launches)} launches on {graph.timed_on}, {graph.bench_s or 0:.2f} s, {busy}"
+              + (f", {failed} failed" if failed else ""))
+        for warning in graph.warnings:
+            if warning.startswith(("not timed", "timing:")) or "failed" in warning:
+                print(f"      {warning[:200]}")
+
+
+def measure(name: str, step) -> kernelviz.Capture:
+    print(name)
+    step()
+    torch.cuda.synchronize()
+    with kernelviz.capture(bench=True) as timed:
+        step()
+        torch.cuda.synchronize()
+    show(timed, "timed at the capture's exit (sum of the graphs' bench_s)", sum(g.bench_s or 0 for g in timed.graphs))
+    with kernelviz.capture() as cap:
+        step()
+        torch.cuda.synchronize()
+    for attempt in ("first", "second"):
+        start = time.perf_counter()
+        cap.bench(progress=False)
+        show(cap, f"cap.bench() after the cell, {attempt} time (wall)", time.perf_counter() - start)
+    return cap
+
+
+def main() -> None:
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
+    measure("resnet50 training step (channels-last, bf16 autocast, batch 64)", resnet50_training_step())
+    cap = measure("GPT-2 2-layer training step (dropout, SDPA)", gpt2_step())
+    backward = next(g for g in cap.graphs if g.kind == "backward")
+    loaded = kernelviz.load(backward.code)
+    start = time.perf_counter()
+    loaded.bench(progress=False)
+    show(loaded, "its backward loaded from the saved code, cap.bench() (wall)", time.perf_counter() - start)
+
+
+if __name__ == "__main__":
+    main()
