@@ -6,7 +6,7 @@ from typing import Any
 
 from ..model import Capture, DevicePeaks, Graph
 from .errors import BenchError, LaunchFailed
-from .inputs import recreate
+from .inputs import addresses, recreate
 from .lockstep import Lockstep, LockstepError
 from .measure import arg_maker, check, load_instrumented, measure, namespace, talks
 
@@ -52,14 +52,14 @@ def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
 def bench_recreated(graph: Graph, run: Any, peaks: DevicePeaks | None, isolated: bool,
                     recorded: list[Graph] | None) -> bool:
     """Time ``graph`` in this process on inputs recreated from the run's specs (``plan.as_recorded``); False
-    where a value had to be made up after all (the timing process is then the place)."""
+    where an integer value had to be made up after all (the timing process is then the place)."""
     try:
         args, made_up = recreate(graph)
     except ValueError as exc:
         raise BenchError(str(exc)) from None
-    if made_up:
+    if addresses(graph, made_up):
         return False
-    graph.made_up_values = []
+    graph.made_up_values = made_up
     bench_live(graph, run, args, peaks, isolated, recorded, on="recreated inputs")
     return True
 

@@ -36,8 +36,9 @@ def _holds_memory(value: Any) -> bool:
 
 def recreate(graph: Graph) -> tuple[list[Any], list[str]]:
     """New inputs from the specs (the run's where recorded, else the code's): random floats; integer and
-    bool tensors hold the values kept from the run, else zeros (valid as any index); non-tensor inputs
-    keep their recorded values. Also returns the names of integer/bool inputs whose values were made up."""
+    bool tensors hold the values kept from the run, else zeros for integers (valid as any index) and random
+    bits for bools (masks); non-tensor inputs keep their recorded values. Also returns the names of
+    integer/bool inputs whose values were made up."""
     import torch
 
     made_up: list[str] = []
@@ -87,7 +88,16 @@ def _tensor(spec: TensorSpec, device: str, gen: Any, made_up: list[str]) -> Any:
         except (RuntimeError, ValueError):
             pass  # e.g. overlapping strides: fall back to zeros, and say so
     made_up.append(spec.name)
+    if dtype == torch.bool:  # a mask (dropout's, relu's): random bits, as the run's would be
+        return tensor.copy_(torch.randint(0, 2, shape, generator=gen, device=device, dtype=torch.uint8).bool())
     return tensor.zero_()
+
+
+def addresses(graph: Graph, made_up: list[str]) -> list[str]:
+    """The made-up inputs that could steer memory accesses: integers (indices, offsets, seeds), not bools
+    (a mask selects among values it can already reach)."""
+    bools = {spec.name for spec in graph.inputs if spec.dtype == "bool"}
+    return [name for name in made_up if name not in bools]
 
 
 def decode(text: str, dtype: Any, shape: list[int]) -> Any:

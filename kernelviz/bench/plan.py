@@ -1,7 +1,7 @@
 """Where each graph of a capture is timed, decided before any is: on the tensors it ran with (``user``), with
 the job's other ranks (``together``), on inputs recreated in this process (``here``: its module is live here
-and every input is as the run recorded it, no value made up), or in the timing process (``elsewhere``:
-recreated inputs with made-up values or a loaded capture's code, which can fault)."""
+and every input is as the run recorded it, no integer value made up), or in the timing process
+(``elsewhere``: made-up integers or a loaded capture's code, which can fault)."""
 
 from __future__ import annotations
 
@@ -47,10 +47,12 @@ def plan(capture: Capture) -> list[GraphPlan]:
 
 def as_recorded(graph: Graph, run: Any) -> bool:
     """Whether ``graph`` can be timed here on recreated inputs: its module is live in this process and the
-    run recorded every input, with the values of every integer/bool tensor (nothing to make up)."""
+    run recorded every input, with the values of every integer tensor (none to make up; a bool mask too big
+    to keep gets random bits, which address no memory)."""
     if run is None or not graph.inputs or any(not spec.recorded for spec in graph.inputs):
         return False
-    if any(spec.scalar is None and spec.values is None and not _floating(spec.dtype) for spec in graph.inputs):
+    if any(spec.scalar is None and spec.values is None and not _floating(spec.dtype) and spec.dtype != "bool"
+           for spec in graph.inputs):
         return False
     return module_globals(graph, run.compiled() if run.compiled is not None else None) is not None
 

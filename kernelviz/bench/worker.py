@@ -1,7 +1,7 @@
 """The timing process: ``python -m kernelviz.bench.worker [--cuda]``.
 
-It imports torch and kernelviz (and with ``--cuda`` starts CUDA), says ``ready``, then reads one line from
-stdin: ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with the graphs to time on recreated inputs, what to
+It imports torch, Inductor's runtime and kernelviz (and with ``--cuda`` starts CUDA and the profiler), says
+``ready``, then reads one line from stdin (none: it ends): ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with the graphs to time on recreated inputs, what to
 leave out of each and whether to record their repros; each timed graph is written to ``OUT_DIR/<i>.json``.
 Every step is reported on stdout, one line each, before it runs (``graph i``, ``phase load``, ``enter
 <launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that
@@ -23,6 +23,17 @@ def emit(line: str) -> None:
     sys.stdout.flush()
 
 
+def _warm_cuda() -> None:
+    """CUDA's context and the profiler's first start (CUPTI), before a job needs them."""
+    import torch
+
+    torch.cuda.init()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                            torch.profiler.ProfilerActivity.CUDA]):
+        torch.zeros(1, device="cuda").add_(1)
+    torch.cuda.synchronize()
+
+
 def main(cuda: bool) -> int:
     import torch
 
@@ -31,8 +42,11 @@ def main(cuda: bool) -> int:
     from .inputs import recreate
     from .measure import arg_maker, load_instrumented, measure, namespace
 
+    import torch._inductor.async_compile  # noqa: F401 - what every graph's code imports first
+    import torch._inductor.runtime.triton_heuristics  # noqa: F401
+
     if cuda:
-        torch.cuda.init()
+        _warm_cuda()
     emit("ready")
     line = sys.stdin.readline().rstrip("\n")
     if not line:
