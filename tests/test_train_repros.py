@@ -124,3 +124,22 @@ def test_loaded_code_gets_the_attention_philox_seed_and_offset_on_the_host():
                   launches=[Launch(index=0, step=0, op=op, args=["getitem_2", "getitem_3", "0.1"])])
     args, made_up = recreate(graph)
     assert [a.device.type for a in args] == ["cpu", "cpu"] and made_up == ["getitem_2", "getitem_3"]
+
+
+def test_integer_inputs_too_big_for_the_model_are_kept_here_and_the_backward_timed_here(monkeypatch):
+    """An embedding's backward takes its 9,000 indices (72 KB, above what the model keeps): the run's copy
+    stays in this process, so the backward is timed here after the cell with no value made up."""
+    torch._dynamo.reset()
+    table = torch.nn.Embedding(64, 8)
+    ids = torch.randint(0, 64, (9000,))
+    step = torch.compile(lambda: table(ids).square().mean().backward())
+    with kernelviz.capture() as cap:
+        step()
+    monkeypatch.setattr(isolation.Worker, "__init__", None)  # a timing process would fail the timing
+    cap.bench(progress=False)
+    backward = next(g for g in cap.graphs if g.kind == "backward")
+    kept = [spec for spec in backward.inputs if spec.dtype == "int64"]
+    assert kept and all(spec.values is None for spec in kept)  # too big for the model
+    assert backward.timed_on == "recreated inputs" and backward.made_up_values == []
+    assert all(launch.timing.in_graph_ms > 0 for launch in backward.launches)
+    torch._dynamo.reset()

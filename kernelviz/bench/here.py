@@ -9,6 +9,7 @@ from .errors import BenchError, LaunchFailed
 from .inputs import addresses, recreate
 from .lockstep import Lockstep, LockstepError
 from .measure import arg_maker, check, load_instrumented, measure, namespace, talks
+from .plan import kept_values
 
 
 def lockstep_of(capture: Capture, limit_s: float) -> Lockstep | None:
@@ -54,7 +55,7 @@ def bench_recreated(graph: Graph, run: Any, peaks: DevicePeaks | None, isolated:
     """Time ``graph`` in this process on inputs recreated from the run's specs (``plan.as_recorded``); False
     where an integer value had to be made up after all (the timing process is then the place)."""
     try:
-        args, made_up = recreate(graph)
+        args, made_up = recreate(graph, kept_values(run))
     except ValueError as exc:
         raise BenchError(str(exc)) from None
     if addresses(graph, made_up):

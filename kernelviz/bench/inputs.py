@@ -34,11 +34,12 @@ def _holds_memory(value: Any) -> bool:
         return False
 
 
-def recreate(graph: Graph) -> tuple[list[Any], list[str]]:
+def recreate(graph: Graph, kept: list[Any] | None = None) -> tuple[list[Any], list[str]]:
     """New inputs from the specs (the run's where recorded, else the code's): random floats; integer and
     bool tensors hold the values kept from the run, else zeros for integers (valid as any index) and random
     bits for bools (masks); non-tensor inputs keep their recorded values. Also returns the names of
-    integer/bool inputs whose values were made up."""
+    integer/bool inputs whose values were made up. ``kept``: by position, device copies of inputs the run
+    kept in this process (``recorder.specs``), whose values stand."""
     import torch
 
     made_up: list[str] = []
@@ -52,6 +53,13 @@ def recreate(graph: Graph) -> tuple[list[Any], list[str]]:
         device = "cpu" if spec.name in host else spec.device or graph.device
         if device not in gen:
             gen[device] = torch.Generator(device=device).manual_seed(0)
+        copy = kept[len(out)] if kept is not None and len(out) < len(kept) else None
+        if copy is not None:
+            try:
+                out.append(_empty(spec, device).copy_(copy))
+                continue
+            except RuntimeError:  # overlapping strides: made as below, and named if made up
+                pass
         out.append(_tensor(spec, device, gen[device], made_up))
     return out, made_up
 
@@ -69,7 +77,7 @@ def _host_scalars(graph: Graph) -> set[str]:
             for arg in launch.args if arg in specs}
 
 
-def _tensor(spec: TensorSpec, device: str, gen: Any, made_up: list[str]) -> Any:
+def _empty(spec: TensorSpec, device: str) -> Any:
     import torch
 
     if spec.shape is None or spec.dtype is None:
@@ -79,7 +87,14 @@ def _tensor(spec: TensorSpec, device: str, gen: Any, made_up: list[str]) -> Any:
     except ValueError:
         raise ValueError(f"input {spec.name}: symbolic shape {spec.shape} cannot be recreated") from None
     dtype = getattr(torch, spec.dtype)  # "float32", "bfloat16", ... as torch names them
-    tensor = torch.empty_strided(shape, stride, dtype=dtype, device=device)
+    return torch.empty_strided(shape, stride, dtype=dtype, device=device)
+
+
+def _tensor(spec: TensorSpec, device: str, gen: Any, made_up: list[str]) -> Any:
+    import torch
+
+    tensor = _empty(spec, device)
+    dtype, shape = tensor.dtype, list(tensor.shape)
     if dtype.is_floating_point or dtype.is_complex:
         return tensor.normal_(generator=gen)
     if spec.values is not None:

@@ -64,20 +64,9 @@ class Worker:
 
     @classmethod
     def prepare(cls, graphs: Any) -> Worker | None:
-        """A worker for ``graphs``: the one kept warm from the last timing, else one started now; None where
-        there are no graphs."""
+        """A worker for ``graphs`` started now, or None where there are none."""
         graphs = list(graphs)
-        return cls.take(any(g.device == "cuda" for g in graphs)) if graphs else None
-
-    @classmethod
-    def take(cls, cuda: bool) -> Worker:
-        """The worker kept warm, where it still runs, else a new one."""
-        while _WARM:
-            worker = _WARM.pop()
-            if worker.proc.poll() is None:
-                return worker
-            worker.close()
-        return cls(cuda)
+        return cls(any(g.device == "cuda" for g in graphs)) if graphs else None
 
     def ready(self) -> bool:
         return self.proc.poll() is None
@@ -105,16 +94,6 @@ class Worker:
         self.folder.cleanup()
 
 
-_WARM: list[Worker] = []  # at most one idle worker (imports done, no CUDA context), for the next timing
-
-
-def keep_warm() -> None:
-    """Start a worker for the next timing (it imports torch and kernelviz, then waits; it holds no CUDA
-    context until it has a job, and ends with this process: its stdin closes)."""
-    if not _WARM:
-        _WARM.append(Worker(cuda=False))
-
-
 def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated: bool, limit_s: float,
                     progress: Any = None, repros: bool = False, worker: Worker | None = None) -> None:
     """Time ``graphs`` on recreated inputs in worker processes (``worker`` first, where one was prepared);
@@ -128,7 +107,7 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
             pending = [j for j in jobs if not j.done]
             if not pending:
                 break
-            current = spare if spare is not None and spare.ready() else Worker.take(cuda)
+            current = spare if spare is not None and spare.ready() else Worker(cuda)
             spare = Worker(cuda) if cuda else None  # starts while ``current`` works: after a fault it is ready
             started = time.perf_counter()
             try:
@@ -145,7 +124,6 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
     finally:
         if spare is not None:
             spare.close()
-        keep_warm()
     for job in jobs:
         if not job.done:
             job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")

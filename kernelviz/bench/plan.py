@@ -47,14 +47,21 @@ def plan(capture: Capture) -> list[GraphPlan]:
 
 def as_recorded(graph: Graph, run: Any) -> bool:
     """Whether ``graph`` can be timed here on recreated inputs: its module is live in this process and the
-    run recorded every input, with the values of every integer tensor (none to make up; a bool mask too big
-    to keep gets random bits, which address no memory)."""
+    run recorded every input, with the values of every integer tensor (in the model, or too big for it, kept
+    on its device in this process; none to make up: a bool mask too big to keep gets random bits, which
+    address no memory)."""
     if run is None or not graph.inputs or any(not spec.recorded for spec in graph.inputs):
         return False
+    kept = kept_values(run)
     if any(spec.scalar is None and spec.values is None and not _floating(spec.dtype) and spec.dtype != "bool"
-           for spec in graph.inputs):
+           and kept[i] is None for i, spec in enumerate(graph.inputs)):
         return False
     return module_globals(graph, run.compiled() if run.compiled is not None else None) is not None
+
+
+def kept_values(run: Any) -> list[Any]:
+    """By input position, the device copies of larger integer inputs the run kept in this process."""
+    return [snap.live for snap in run.specs or []] if run is not None else []
 
 
 def _floating(dtype: str | None) -> bool:
