@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES
-from kernelviz.bench.step import intersection, length, merged, minus, split
+from kernelviz.recorder.step import intersection, length, merged, minus, split
 from kernelviz.model import Capture, Ranks, StepSplit
 from kernelviz.ranks import SUMMARISE_ABOVE, rank_files
 from kernelviz.views.payload import decode

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..recorder.step import is_annotation
+
 MakeArgs = Callable[[], list]
 
 
@@ -380,7 +382,7 @@ def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, in
                         ranges[prefix].append((event.start_ns(), event.end_ns(), name[len(prefix):]))
             elif name.startswith(_LAUNCH_CALLS):
                 launches[event.correlation_id()] = event.start_ns()
-        elif name != "Context Sync" and not _is_annotation(event):
+        elif name != "Context Sync" and not is_annotation(event):
             device.append(event)
     out: dict[str, list[tuple[str, int, int, str, int]]] = {p: [] for p in prefixes}
     for prefix, spans in ranges.items():
@@ -396,12 +398,3 @@ def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, in
             if i >= 0 and when <= spans[i][1]:
                 out[prefix].append((spans[i][2], event.start_ns(), event.end_ns(), event.name(), when))
     return out
-
-
-def _is_annotation(event) -> bool:
-    """A GPU-side mirror of a record_function range (torch < 2.12 has no activity_type())."""
-    activity = getattr(event, "activity_type", None)
-    if activity is not None:
-        return activity() == "gpu_user_annotation"
-    user = getattr(event, "is_user_annotation", None)
-    return event.name().startswith("kernelviz#") or (user is not None and bool(user()))
