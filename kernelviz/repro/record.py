@@ -254,8 +254,9 @@ def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tu
         env = os.environ | {"TORCHINDUCTOR_COMPILE_THREADS": "1", "PYTHONPATH": os.pathsep.join(
             [str(Path(__file__).resolve().parents[2])] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
         errors = (Path(folder) / "stderr").open("w+")  # a file: a chatty child cannot block on a full pipe
-        child = subprocess.Popen([sys.executable, "-m", "kernelviz.repro.child", str(path)], stdout=subprocess.PIPE,
-                                 stderr=errors, text=True, env=env)
+        # warnings off: the last line of its stderr says how it died
+        child = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "kernelviz.repro.child", str(path)],
+                                 stdout=subprocess.PIPE, stderr=errors, text=True, env=env)
         timer = threading.Timer(CHILD_TIMEOUT_S, child.kill)
         timer.start()
         ready = False
