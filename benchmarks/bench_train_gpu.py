@@ -11,25 +11,17 @@ timing warning (a stream that ran dry, a launch that failed).
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import torch
-from bench_timing import resnet50_training_step
 
 import kernelviz
 from kernelviz.bench.plan import plan
 
-
-def gpt2_step():
-    import transformers
-
-    config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
-                                     resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1)
-    torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config).cuda().train()
-    ids = torch.randint(0, 1000, (4, 128), device="cuda")
-    compiled = torch.compile(model)
-    return lambda: compiled(ids, labels=ids).loss.backward()
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import zoo  # noqa: E402 - the tests' workloads
 
 
 def show(cap, what: str, seconds: float) -> None:
@@ -65,8 +57,8 @@ def measure(name: str, step) -> kernelviz.Capture:
 
 def main() -> None:
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
-    measure("resnet50 training step (channels-last, bf16 autocast, batch 64)", resnet50_training_step())
-    cap = measure("GPT-2 2-layer training step (dropout, SDPA)", gpt2_step())
+    measure("resnet50 training step (channels-last, bf16 autocast, batch 64)", zoo.resnet50_training_step())
+    cap = measure("GPT-2 2-layer training step (dropout, SDPA)", zoo.gpt2_training_step())
     backward = max((g for g in cap.graphs if g.kind == "backward"), key=lambda g: len(g.launches))
     for attempt in ("first", "second"):
         loaded = kernelviz.load(backward.code)

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import kernelviz
+import zoo
 
 pytestmark = pytest.mark.gpu
 
@@ -63,35 +64,10 @@ def _repro_share(cap, tmp_path) -> tuple[float, list[str]]:
     return (total - len(failed)) / total, failed
 
 
-def _gpt2_step():
-    transformers = pytest.importorskip("transformers")
-    config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
-                                     resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1)
-    torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config).cuda().train()
-    ids = torch.randint(0, 1000, (4, 128), device="cuda")
-    compiled = torch.compile(model)
-    return lambda: compiled(ids, labels=ids).loss.backward()
-
-
-def _resnet50_step():
-    torchvision = pytest.importorskip("torchvision")
-    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
-    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (64,), device="cuda")
-    compiled = torch.compile(model)
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(compiled(x), y)
-        loss.backward()
-
-    return step
-
-
 def test_gpt2_train_step_repros_at_exit_and_after_the_cell(tmp_path):
     torch._dynamo.reset()
-    step = _gpt2_step()
+    pytest.importorskip("transformers")
+    step = zoo.gpt2_training_step()
     with kernelviz.capture(bench=True, repros=True) as cap:
         step()
     kinds = sorted(g.kind for g in cap.graphs)
@@ -109,7 +85,8 @@ def test_gpt2_train_step_repros_at_exit_and_after_the_cell(tmp_path):
 
 def test_resnet50_train_step_repros(tmp_path):
     torch._dynamo.reset()
-    step = _resnet50_step()
+    pytest.importorskip("torchvision")
+    step = zoo.resnet50_training_step()
     step()
     with kernelviz.capture() as cap:
         step()

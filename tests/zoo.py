@@ -39,3 +39,33 @@ def graph_break_in_loop(x):
         x = torch.sin(x)
         torch._dynamo.graph_break()
     return x
+
+
+def gpt2_training_step():
+    """A 2-layer GPT-2 training step on CUDA (dropout everywhere, SDPA), compiled; no weights downloaded."""
+    import transformers
+
+    config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
+                                     resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).cuda().train()
+    ids = torch.randint(0, 1000, (4, 128), device="cuda")
+    compiled = torch.compile(model)
+    return lambda: compiled(ids, labels=ids).loss.backward()
+
+
+def resnet50_training_step():
+    """A resnet50 training step on CUDA: channels-last, bf16 autocast, batch 64, compiled."""
+    import torchvision
+
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    compiled = torch.compile(model)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(compiled(x), y)
+        loss.backward()
+
+    return step

@@ -1,8 +1,9 @@
 """The timing process: ``python -m kernelviz.bench.worker [--cuda]``.
 
 It imports torch, Inductor's runtime and kernelviz (and with ``--cuda`` starts CUDA and the profiler), says
-``ready``, then reads one line from stdin (none: it ends): ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with the graphs to time on recreated inputs, what to
-leave out of each and whether to record their repros; each timed graph is written to ``OUT_DIR/<i>.json``.
+``ready``, then reads one line from stdin (none: it ends): ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with
+the graphs to time on recreated inputs, what to leave out of each and whether to record their repros; each
+timed graph is written to ``OUT_DIR/<i>.json``.
 Every step is reported on stdout, one line each, before it runs (``graph i``, ``phase load``, ``enter
 <launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that
 if this process dies or hangs the parent knows where. A launch that raises is reported as ``fail <launch>

@@ -5,8 +5,8 @@ the philox seed and offset of efficient attention on ``cuda:0`` where the run pa
 
 ``snapshot`` runs in the capture's call hook, before the graph runs, and does no device sync (it keeps a
 device-side copy of the small tensors, and of larger integer tensors up to 256 MB a graph, which stay in this
-process for timing here: max-pool offsets, gather indices); ``apply_snapshot`` turns the snapshot into ``TensorSpec`` fields when the
-capture is built."""
+process for timing here: max-pool offsets, gather indices); ``apply_snapshot`` turns the snapshot into
+``TensorSpec`` fields when the capture is built."""
 
 from __future__ import annotations
 
