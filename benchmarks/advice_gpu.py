@@ -35,7 +35,7 @@ def resnet50():
 
 
 def gpt2():
-    step = zoo.gpt2_step()
+    step = zoo.gpt2_training_step()
     step()
     with kernelviz.capture(bench=True) as cap:
         step()

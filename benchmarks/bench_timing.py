@@ -27,21 +27,8 @@ import kernelviz
 from kernelviz.bench.peaks import device_peaks
 from kernelviz.model import Capture
 
-
-def resnet50_training_step():
-    import torchvision
-
-    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
-    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (64,), device="cuda")
-    compiled = torch.compile(model)
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(compiled(x), y)
-        loss.backward()
-
-    return step
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from zoo import resnet50_training_step  # noqa: E402 - the tests' workloads
 
 
 def resnet18_inference():

@@ -36,7 +36,7 @@ def test_many_tiny_launches_are_launch_bound_with_a_measured_saving():
 def test_gpt2_step_backward_is_launch_bound():
     pytest.importorskip("transformers")
     torch._dynamo.reset()
-    step = zoo.gpt2_step()
+    step = zoo.gpt2_training_step()
     with kernelviz.capture(bench=True) as cap:
         step()
     backward = [g for g in cap.graphs if g.kind == "backward"]

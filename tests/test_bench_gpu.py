@@ -63,22 +63,12 @@ def test_training_step_backward_timed_on_kept_tensors():
     assert all(launch.timing.in_graph_ms > 0 for launch in cap.launches)
 
 
-def _gpt2_step():
-    transformers = pytest.importorskip("transformers")
-    config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
-                                     resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1)
-    torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config).cuda().train()
-    ids = torch.randint(0, 1000, (4, 128), device="cuda")
-    compiled = torch.compile(model)
-    return lambda: compiled(ids, labels=ids).loss.backward()
-
-
 def test_transformer_training_step_with_dropout_and_sdpa_is_timed_after_the_block():
     """The backward's philox seed and offset are CPU scalars in the run (the code says cuda:0): recorded
     from the run, they are recreated on the CPU with their values, and nothing crashes."""
     torch._dynamo.reset()
-    step = _gpt2_step()
+    pytest.importorskip("transformers")
+    step = zoo.gpt2_training_step()
     with kernelviz.capture() as cap:
         step()
     cap.bench(progress=False)  # after the block: the backward's saved tensors are gone

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES
-from kernelviz.bench.step import intersection, length, merged, minus, split
 from kernelviz.model import Capture, Ranks, StepSplit
 from kernelviz.ranks import SUMMARISE_ABOVE, rank_files
+from kernelviz.recorder.step import intersection, length, merged, minus, split
 from kernelviz.views.payload import decode
 from kernelviz.views.payload import payload as capture_payload
 from kernelviz.views.ranks_display import payload

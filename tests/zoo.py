@@ -55,9 +55,9 @@ def tiny_chain(x, w):
     return x
 
 
-def gpt2_step(batch: int = 4):
-    """A GPT-2-style 2-layer training step (transformers' GPT2LMHeadModel, dropout on), compiled: a function
-    that runs forward and backward."""
+def gpt2_training_step(batch: int = 4):
+    """A 2-layer GPT-2 training step on CUDA (transformers' GPT2LMHeadModel: dropout everywhere, SDPA), compiled;
+    no weights downloaded. Returns a function that runs forward and backward."""
     import transformers
 
     config = transformers.GPT2Config(n_layer=2, n_embd=256, n_head=4, vocab_size=1000, n_positions=128,
@@ -67,3 +67,20 @@ def gpt2_step(batch: int = 4):
     ids = torch.randint(0, 1000, (batch, 128), device="cuda")
     compiled = torch.compile(model)
     return lambda: compiled(ids, labels=ids).loss.backward()
+
+
+def resnet50_training_step():
+    """A resnet50 training step on CUDA: channels-last, bf16 autocast, batch 64, compiled."""
+    import torchvision
+
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    compiled = torch.compile(model)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(compiled(x), y)
+        loss.backward()
+
+    return step

@@ -117,6 +117,21 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
                         plain=None if partitions else namespace.get("call"))
 
 
+@contextlib.contextmanager
+def kept_rng(device: str):
+    """The CPU (and CUDA) RNG state put back after the block: a run of call() may draw random numbers."""
+    import torch
+
+    cpu = torch.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if device == "cuda" and torch.cuda.is_available() else None
+    try:
+        yield
+    finally:
+        torch.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+
+
 def _partitions(lines: list[str]) -> dict[str, list[int]]:
     """First and last line (1-based) of each module-level ``def partition_N(args):``."""
     found, current = {}, None

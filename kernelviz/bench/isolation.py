@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..children import child_environment
-from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming
+from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming, ReproRecord
 
 MAX_RUNS = 8  # worker starts per bench() call (the first, and one after each fault)
 LOAD_FACTOR = 10  # loading a graph's code compiles its kernels: it may take this many times longer
@@ -33,6 +33,7 @@ class _Job:
     graph: Graph
     skip: dict[int, str] = field(default_factory=dict)  # launch index -> why it failed
     isolated: bool = True
+    repros: bool = False  # also record what the repro scripts need
     done: bool = False
 
 
@@ -42,29 +43,87 @@ class _Outcome:
 
     finished: list[int] = field(default_factory=list)
     graph: int | None = None  # position in the job of the graph it was on
-    phase: str = ""
+    phase: str = "start"
     launch: int | None = None  # the launch it had entered (recording run) or reported failed
     reason: str | None = None
 
 
+class Worker:
+    """A timing process started ahead of its job: it imports torch and kernelviz (and starts CUDA) while this
+    process goes on, then waits on its stdin for a job. A fault in a job costs no new start: the next worker is
+    started while one works."""
+
+    def __init__(self, cuda: bool):
+        self.cuda = cuda
+        self.folder = tempfile.TemporaryDirectory(prefix="kernelviz-bench-")
+        self.stderr_path = Path(self.folder.name, "stderr.txt")
+        self.stderr = self.stderr_path.open("w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker"] + ["--cuda"] * cuda,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
+                                     env=child_environment(), start_new_session=True)
+
+    @classmethod
+    def prepare(cls, graphs: Any) -> Worker | None:
+        """A worker for ``graphs`` started now, or None where there are none."""
+        graphs = list(graphs)
+        return cls(any(g.device == "cuda" for g in graphs)) if graphs else None
+
+    def ready(self) -> bool:
+        return self.proc.poll() is None
+
+    def give(self, job: str) -> Path:
+        """Hand the worker its job (a capture's JSON and what to leave out); the folder its results go to."""
+        path = Path(self.folder.name, "job.json")
+        path.write_text(job)
+        try:
+            self.proc.stdin.write(f"{path}\t{self.folder.name}\n")
+            self.proc.stdin.close()
+        except OSError:  # it died before its job came: _follow reads how
+            pass
+        return Path(self.folder.name)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.folder.cleanup()
+
+
 def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated: bool, limit_s: float,
-                    progress: Any = None) -> None:
-    """Time ``graphs`` on recreated inputs in worker processes; fill them in place. ``progress`` (a
+                    progress: Any = None, repros: bool = False, worker: Worker | None = None) -> None:
+    """Time ``graphs`` on recreated inputs in worker processes (``worker`` first, where one was prepared);
+    fill them in place; with ``repros`` also record what their repro scripts need. ``progress`` (a
     ``bench.Progress``) hears of each graph done."""
-    jobs = [_Job(g, isolated=isolated) for g in graphs]
-    for _ in range(MAX_RUNS):
-        pending = [j for j in jobs if not j.done]
-        if not pending:
-            break
-        started = time.perf_counter()
-        outcome = _run_worker(pending, peaks, limit_s, progress)
-        spent = (time.perf_counter() - started) / len(pending)
-        for job in pending:
-            job.graph.bench_s = (job.graph.bench_s or 0.0) + spent
-        for position in outcome.finished:
-            pending[position].done = True
-        if outcome.graph is not None:
-            _blame(pending[outcome.graph], outcome)
+    jobs = [_Job(g, isolated=isolated, repros=repros) for g in graphs]
+    cuda = any(g.device == "cuda" for g in graphs)
+    spare = worker
+    try:
+        for _ in range(MAX_RUNS):
+            pending = [j for j in jobs if not j.done]
+            if not pending:
+                break
+            current = spare if spare is not None and spare.ready() else Worker(cuda)
+            spare = Worker(cuda) if cuda else None  # starts while ``current`` works: after a fault it is ready
+            started = time.perf_counter()
+            try:
+                outcome = _run_worker(current, pending, peaks, limit_s, progress)
+            finally:
+                current.close()
+            spent = (time.perf_counter() - started) / len(pending)
+            for job in pending:
+                job.graph.bench_s = (job.graph.bench_s or 0.0) + spent
+            for position in outcome.finished:
+                pending[position].done = True
+            if outcome.graph is not None:
+                _blame(pending[outcome.graph], outcome)
+    finally:
+        if spare is not None:
+            spare.close()
     for job in jobs:
         if not job.done:
             job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")
@@ -79,11 +138,25 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
     elif outcome.phase == "isolated" and job.isolated:
         job.isolated = False
         job.graph.warnings.append(f"timing: launches could not be timed alone: {reason}")
+    elif outcome.phase == "repro" and job.repros:
+        job.repros = False
+        _no_repro(job.graph, f"recording its launches stopped the timing process: {reason}")
     else:
         where = {"load": "while loading its code", "in-graph": "while timing it", "cudagraph":
-                 "while timing its CUDA-graph replay", "as run": "while timing it as it runs"}.get(outcome.phase, "")
+                 "while timing its CUDA-graph replay", "as run": "while timing it as it runs",
+                 "start": "while it started"}.get(outcome.phase, "")
         job.graph.warnings.append(f"not timed: {reason} {where}".strip())
         job.done = True
+
+
+def _no_repro(graph: Graph, why: str) -> None:
+    from ..repro.record import NOT_RECORDED
+
+    reason = f"{NOT_RECORDED}: {why}"
+    graph.warnings = [w for w in graph.warnings if not w.startswith(NOT_RECORDED)] + [reason]
+    graph.repro = ReproRecord(error=reason)
+    for kernel in graph.kernels:
+        kernel.repro = ReproRecord(error=reason)
 
 
 def _mark_failed(job: _Job) -> None:
@@ -95,27 +168,27 @@ def _mark_failed(job: _Job) -> None:
         indices = [launch.index for launch in job.graph.launches if launch.kernel_name == kernel.name]
         if indices and all(i in job.skip for i in indices):
             kernel.timing = KernelTiming(error=job.skip[indices[0]], unit=job.graph.launches[indices[0]].timing.unit)
+    if job.skip and job.repros:
+        first = min(job.skip)
+        made_up = ", ".join(job.graph.made_up_values) or "none"
+        _no_repro(job.graph, f"launch {first} ({job.graph.launches[first].name}) failed on inputs recreated from the "
+                             f"specs (values made up for: {made_up}): {job.skip[first]}")
 
 
-def _run_worker(pending: list[_Job], peaks: DevicePeaks | None, limit_s: float, progress: Any) -> _Outcome:
-    with tempfile.TemporaryDirectory(prefix="kernelviz-bench-") as tmp:
-        job_path, stderr_path = Path(tmp, "job.json"), Path(tmp, "stderr.txt")
-        job_path.write_text(_job_json(pending, peaks))
-        with open(stderr_path, "w") as stderr:
-            proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker", str(job_path), tmp],
-                                    stdout=subprocess.PIPE, stderr=stderr, text=True, env=child_environment(),
-                                    start_new_session=True)
-            try:
-                outcome = _follow(proc, limit_s, progress)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                proc.wait()
-        for position in outcome.finished:
-            _merge(pending[position].graph, Capture.from_json(Path(tmp, f"{position}.json").read_text()).graphs[0])
-        if outcome.graph is not None and outcome.reason is None:
-            outcome.reason = _died(proc.returncode, stderr_path)
-        return outcome
+def _run_worker(worker: Worker, pending: list[_Job], peaks: DevicePeaks | None, limit_s: float,
+                progress: Any) -> _Outcome:
+    folder = worker.give(_job_json(pending, peaks))
+    try:
+        outcome = _follow(worker.proc, limit_s, progress)
+    finally:
+        if worker.proc.poll() is None:
+            worker.proc.kill()
+        worker.proc.wait()
+    for position in outcome.finished:
+        _merge(pending[position].graph, Capture.from_json(Path(folder, f"{position}.json").read_text()).graphs[0])
+    if outcome.graph is not None and outcome.reason is None:
+        outcome.reason = _died(worker.proc.returncode, worker.stderr_path)
+    return outcome
 
 
 def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
@@ -123,7 +196,8 @@ def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
 
     capture = Capture(graphs=[j.graph for j in pending], peaks=peaks)
     return json.dumps({"capture": capture.to_dict(), "skip": [sorted(j.skip) for j in pending],
-                       "isolated": [j.isolated for j in pending]})
+                       "isolated": [j.isolated for j in pending],
+                       "repros": [j.repros and not j.skip for j in pending]})
 
 
 def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
@@ -138,7 +212,7 @@ def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
     threading.Thread(target=read, daemon=True).start()
     outcome = _Outcome()
     while True:
-        limit = limit_s * (LOAD_FACTOR if outcome.phase == "load" else 1)
+        limit = limit_s * (LOAD_FACTOR if outcome.phase in ("start", "load") else 1)
         try:
             line = lines.get(timeout=limit)
         except queue.Empty:
@@ -148,7 +222,9 @@ def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
         if line is None:
             break
         word, _, rest = line.partition(" ")
-        if word == "graph":
+        if word == "ready":
+            outcome.phase = "load"
+        elif word == "graph":
             outcome.graph, outcome.phase, outcome.launch = int(rest), "", None
         elif word == "phase":
             outcome.phase, outcome.launch = rest, None
@@ -183,6 +259,11 @@ def _merge(graph: Graph, timed: Graph) -> None:
         launch.timing = other.timing
     for kernel, other in zip(graph.kernels, timed.kernels):
         kernel.timing = other.timing
-    for name in ("gpu_busy_ms", "gap_ms", "cudagraph_ms", "as_run", "timed_on", "made_up_values"):
+    for name in ("gpu_busy_ms", "gap_ms", "cudagraph_ms", "as_run", "timed_on", "made_up_values", "repro"):
         setattr(graph, name, getattr(timed, name))
+    if timed.repro is not None:  # recorded there: each kernel's record and each launch's grid
+        for launch, other in zip(graph.launches, timed.launches):
+            launch.grid = other.grid
+        for kernel, other in zip(graph.kernels, timed.kernels):
+            kernel.repro = other.repro
     graph.warnings.extend(w for w in timed.warnings if w not in graph.warnings)

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..recorder.step import is_annotation
+
 MakeArgs = Callable[[], list]
 
 
@@ -46,7 +48,8 @@ class InGraph:
     ms: dict[int, float] = field(default_factory=dict)
     device_kernels: dict[int, list[str]] = field(default_factory=dict)
     spread: dict[int, float | None] = field(default_factory=dict)
-    busy_ms: float | None = None
+    busy_ms: float | None = None  # the span of the runs' device work, less ``dry_ms``
+    dry_ms: float = 0.0  # per run: time the device stood idle because the CPU had not yet enqueued its work
     reps: int = 0
     runs: list[dict[int, list[tuple[int, int]]]] = field(default_factory=list)  # per run: launch -> device ns
 
@@ -255,12 +258,12 @@ class GpuTimer(_Lockstepped):
         found = attribute(prof.profiler.kineto_results.events(), (self._PREFIX, self._REP))
         per_launch = found[self._PREFIX]
         spans: dict[str, list[int]] = {}
-        for label, start, end, _ in found[self._REP]:
+        for label, start, end, _, _ in found[self._REP]:
             span = spans.setdefault(label, [start, end])
             span[0], span[1] = min(span[0], start), max(span[1], end)
         result = InGraph(reps=reps, runs=[{} for _ in spans])
         bounds = sorted(spans.values())
-        for label, start, end, name in per_launch:
+        for label, start, end, name, _ in per_launch:
             index = int(label)
             result.ms[index] = result.ms.get(index, 0.0) + (end - start) / 1e6 / reps
             result.device_kernels.setdefault(index, []).append(name)
@@ -269,7 +272,8 @@ class GpuTimer(_Lockstepped):
                 result.runs[run].setdefault(index, []).append((start, end))
         result.device_kernels = {i: sorted(set(v)) for i, v in result.device_kernels.items()}
         if spans:
-            result.busy_ms = sum(b - a for a, b in spans.values()) / 1e6 / len(spans)
+            result.dry_ms = dry_ns(found[self._REP], bounds) / 1e6 / len(spans)
+            result.busy_ms = sum(b - a for a, b in spans.values()) / 1e6 / len(spans) - result.dry_ms
         return result
 
     def repeat(self, run: Callable[[], Any], restore: Callable[[], Any] | None, reps: int) -> Callable[[], Samples]:
@@ -352,10 +356,26 @@ def graphed(fn: Callable[[list], Any], args: list) -> tuple[Any, Any]:
 _LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")
 
 
-def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, int, int, str]]]:
-    """For each prefix: (label, start ns, end ns, name) of each GPU event launched inside a CPU range named
-    prefix + label: the runtime call that launched it (matched by CUPTI correlation id) lies in the range,
-    so extern calls own their library kernels without any guess by name. One pass over the events."""
+def dry_ns(events: list[tuple[str, int, int, str, int]], bounds: list[list[int]]) -> int:
+    """Device time within the runs' spans during which the stream had run dry: the next kernel's launch call
+    began only after the previous kernel had ended, so the GPU waited for the CPU (the sleep before each run
+    is meant to keep the stream ahead; an allocator's sync or a slow Python step can still drain it)."""
+    total = 0
+    for first, last in bounds:
+        inside = sorted((start, end, when) for _, start, end, _, when in events if first <= start <= last)
+        ended = None
+        for start, end, when in inside:
+            if ended is not None and when >= ended and start > ended:
+                total += start - ended
+            ended = end if ended is None else max(ended, end)
+    return total
+
+
+def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, int, int, str, int]]]:
+    """For each prefix: (label, start ns, end ns, name, launch ns) of each GPU event launched inside a CPU range
+    named prefix + label: the runtime call that launched it (matched by CUPTI correlation id, begun at launch
+    ns) lies in the range, so extern calls own their library kernels without any guess by name. One pass
+    over the events."""
     from torch.autograd import DeviceType
 
     cpu = DeviceType.CPU
@@ -370,9 +390,9 @@ def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, in
                         ranges[prefix].append((event.start_ns(), event.end_ns(), name[len(prefix):]))
             elif name.startswith(_LAUNCH_CALLS):
                 launches[event.correlation_id()] = event.start_ns()
-        elif name != "Context Sync" and not _is_annotation(event):
+        elif name != "Context Sync" and not is_annotation(event):
             device.append(event)
-    out: dict[str, list[tuple[str, int, int, str]]] = {p: [] for p in prefixes}
+    out: dict[str, list[tuple[str, int, int, str, int]]] = {p: [] for p in prefixes}
     for prefix, spans in ranges.items():
         spans.sort()
         starts = [r[0] for r in spans]
@@ -384,14 +404,5 @@ def attribute(events, prefixes: tuple[str, ...]) -> dict[str, list[tuple[str, in
                 continue
             i = bisect.bisect_right(starts, when) - 1
             if i >= 0 and when <= spans[i][1]:
-                out[prefix].append((spans[i][2], event.start_ns(), event.end_ns(), event.name()))
+                out[prefix].append((spans[i][2], event.start_ns(), event.end_ns(), event.name(), when))
     return out
-
-
-def _is_annotation(event) -> bool:
-    """A GPU-side mirror of a record_function range (torch < 2.12 has no activity_type())."""
-    activity = getattr(event, "activity_type", None)
-    if activity is not None:
-        return activity() == "gpu_user_annotation"
-    user = getattr(event, "is_user_annotation", None)
-    return event.name().startswith("kernelviz#") or (user is not None and bool(user()))

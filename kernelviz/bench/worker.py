@@ -1,11 +1,13 @@
-"""The timing process: ``python -m kernelviz.bench.worker JOB OUT_DIR``.
+"""The timing process: ``python -m kernelviz.bench.worker [--cuda]``.
 
-JOB is a capture's JSON with the graphs to time on recreated inputs and what to leave out of each; each
-timed graph is written to ``OUT_DIR/<i>.json``. Every step is reported on stdout, one line each, before it
-runs (``graph i``, ``phase load``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase
-cudagraph``, ``done i``), so that if this process dies or hangs the parent knows where. A launch that
-raises is reported as ``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else
-can run in it.
+It imports torch, Inductor's runtime and kernelviz (and with ``--cuda`` starts CUDA and the profiler), says
+``ready``, then reads one line from stdin (none: it ends): ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with
+the graphs to time on recreated inputs, what to leave out of each and whether to record their repros; each
+timed graph is written to ``OUT_DIR/<i>.json``.
+Every step is reported on stdout, one line each, before it runs (``graph i``, ``phase load``, ``enter
+<launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that
+if this process dies or hangs the parent knows where. A launch that raises is reported as ``fail <launch>
+<reason>`` and ends the process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
@@ -22,10 +24,34 @@ def emit(line: str) -> None:
     sys.stdout.flush()
 
 
-def main(job_path: str, out_dir: str) -> int:
-    from . import BenchError, LaunchFailed, load_instrumented, measure, namespace
-    from .inputs import recreate
+def _warm_cuda() -> None:
+    """CUDA's context and the profiler's first start (CUPTI), before a job needs them."""
+    import torch
 
+    torch.cuda.init()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                            torch.profiler.ProfilerActivity.CUDA]):
+        torch.zeros(1, device="cuda").add_(1)
+    torch.cuda.synchronize()
+
+
+def main(cuda: bool) -> int:
+    import torch
+    import torch._inductor.async_compile  # noqa: F401 - what every graph's code imports first
+    import torch._inductor.runtime.triton_heuristics  # noqa: F401
+
+    from ..repro.record import record
+    from .errors import BenchError, LaunchFailed
+    from .inputs import recreate
+    from .measure import arg_maker, load_instrumented, measure, namespace
+
+    if cuda:
+        _warm_cuda()
+    emit("ready")
+    line = sys.stdin.readline().rstrip("\n")
+    if not line:
+        return 0
+    job_path, out_dir = line.split("\t")
     job = json.loads(Path(job_path).read_text())
     capture = Capture.from_dict(job["capture"])
     for i, graph in enumerate(capture.graphs):
@@ -34,11 +60,15 @@ def main(job_path: str, out_dir: str) -> int:
         failed = False
         try:
             emit("phase load")
-            inst = load_instrumented(graph, namespace(graph, None))
+            scope = namespace(graph, None)
+            inst = load_instrumented(graph, scope)
             args, graph.made_up_values = recreate(graph)
             measure(graph, inst, args, None, peaks=capture.peaks, isolated=job["isolated"][i], observer=emit,
                     skip=skip)
             graph.timed_on = "recreated inputs"
+            if job["repros"][i]:
+                emit("phase repro")
+                record(graph, scope, arg_maker(args, None))
         except LaunchFailed as exc:
             emit(f"fail {exc.index} {exc.reason}")
             return 3
@@ -53,4 +83,4 @@ def main(job_path: str, out_dir: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    sys.exit(main("--cuda" in sys.argv[1:]))

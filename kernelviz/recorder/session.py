@@ -137,7 +137,7 @@ class CaptureSession:
         if skipped:
             self.warn("some Inductor/dynamo hooks are missing in this torch version: " + ", ".join(skipped))
         if self.profile or (self.profile is None and self.bench and distributed.initialized()):
-            from ..bench.step import StepProfiler
+            from .step import StepProfiler
 
             self._step = StepProfiler()
             try:

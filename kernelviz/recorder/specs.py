@@ -4,8 +4,9 @@ and of non-tensor inputs (sizes). The code's own specs can be wrong: Inductor's 
 the philox seed and offset of efficient attention on ``cuda:0`` where the run passes CPU scalars.
 
 ``snapshot`` runs in the capture's call hook, before the graph runs, and does no device sync (it keeps a
-device-side copy of the small tensors); ``apply_snapshot`` turns the snapshot into ``TensorSpec`` fields when the
-capture is built."""
+device-side copy of the small tensors, and of larger integer tensors up to 256 MB a graph, which stay in this
+process for timing here: max-pool offsets, gather indices); ``apply_snapshot`` turns the snapshot into
+``TensorSpec`` fields when the capture is built."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..model import Graph
 
 MAX_VALUE_BYTES = 64 * 1024  # per tensor
 MAX_GRAPH_VALUE_BYTES = 1024 * 1024  # per graph
+MAX_LIVE_BYTES = 256 * 1024 * 1024  # per graph: larger integer/bool tensors kept on their device, in this process
 
 
 @dataclass
@@ -29,13 +31,14 @@ class InputSnapshot:
     stride: list[str] | None = None
     values: Any = None  # torch.Tensor copy of a small integer/bool tensor
     scalar: int | float | bool | None = None
+    live: Any = None  # a device copy of a larger integer/bool tensor (max-pool offsets), for timing in this process
 
 
 def snapshot(inputs: Any) -> list[InputSnapshot]:
     """Specs of the inputs about to be passed to the graph, with copies of the values that matter."""
     import torch
 
-    out, kept = [], 0
+    out, kept, live = [], 0, 0
     for value in list(inputs):
         if isinstance(value, torch.Tensor):
             snap = InputSnapshot(device=str(value.device), dtype=str(value.dtype).removeprefix("torch."),
@@ -44,6 +47,9 @@ def snapshot(inputs: Any) -> list[InputSnapshot]:
             if _steers(value) and nbytes <= MAX_VALUE_BYTES and kept + nbytes <= MAX_GRAPH_VALUE_BYTES:
                 snap.values = value.detach().clone(memory_format=torch.contiguous_format)
                 kept += nbytes
+            elif _steers(value) and value.dtype != torch.bool and live + nbytes <= MAX_LIVE_BYTES:
+                snap.live = value.detach().clone(memory_format=torch.contiguous_format)
+                live += nbytes
         elif isinstance(value, (bool, int, float)):
             snap = InputSnapshot(scalar=value)
         elif isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):

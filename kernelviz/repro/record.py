@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..bench.instrument import instrument
+from ..bench.instrument import instrument, kept_rng
 from ..children import child_environment
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import child as child_process
@@ -28,21 +28,29 @@ from .script import module_code
 KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")
 CHILD_TIMEOUT_S = 900
+NOT_RECORDED = "repro not recorded"
+
 
 
 def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> None:
     """Fill ``Launch.grid``, ``Kernel.repro`` and ``Graph.repro`` of ``graph`` (all but the expected outputs,
-    which :func:`expect` adds for all timed graphs at once); a failure is a graph warning."""
+    which :func:`expect` adds for all timed graphs at once); a failure is a graph warning.
+
+    The run is made as AOTAutograd runs a compiled graph: without grad, on detached inputs (an ``out=``
+    extern on a tensor that requires grad raises under autograd), the RNG state put back after it."""
     import torch
 
+    graph.warnings = [w for w in graph.warnings if not w.startswith(NOT_RECORDED)]
     try:
-        calls = _run(graph, namespace, make_args)
+        with torch.no_grad(), kept_rng(graph.device):
+            calls = _run(graph, namespace, lambda: [a.detach() if isinstance(a, torch.Tensor) else a
+                                                   for a in make_args()])
         for kernel in graph.kernels:
             kernel.repro = calls.get(kernel.name)
     except Exception as exc:  # noqa: BLE001 - the repro is extra: timing and the capture stay usable
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             torch.cuda.empty_cache()
-        reason = (f"repro not recorded: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+        reason = (f"{NOT_RECORDED}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
                   "(cap.bench(repros=True) tries again)")
         graph.warnings.append(reason)
         graph.repro = ReproRecord(error=reason)  # nothing half-recorded is offered as a repro
@@ -246,8 +254,9 @@ def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tu
         path = Path(folder) / "jobs.json"
         path.write_text(json.dumps({"codes": codes, "jobs": jobs[start:]}))
         errors = (Path(folder) / "stderr").open("w+")  # a file: a chatty child cannot block on a full pipe
-        child = subprocess.Popen([sys.executable, "-m", "kernelviz.repro.child", str(path)], stdout=subprocess.PIPE,
-                                 stderr=errors, text=True, env=child_environment())
+        # warnings off: the last line of its stderr says how it died
+        child = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "kernelviz.repro.child", str(path)],
+                                 stdout=subprocess.PIPE, stderr=errors, text=True, env=child_environment())
         timer = threading.Timer(CHILD_TIMEOUT_S, child.kill)
         timer.start()
         ready = False

@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 
 from ..model import StepCollective, StepSplit
-from .timers import _is_annotation
 
 Span = tuple[int, int]
 _NCCL_KERNEL = re.compile(r"^nccl(?:Dev)?Kernel_([A-Za-z]+)")
@@ -110,7 +109,7 @@ def device_split(events: Iterable, device_index: int) -> StepSplit | None:
 
     compute, comm, found = [], [], []
     for event in events:
-        if event.device_type() != DeviceType.CUDA or event.device_index() != device_index or _is_annotation(event):
+        if event.device_type() != DeviceType.CUDA or event.device_index() != device_index or is_annotation(event):
             continue
         span = (event.start_ns(), event.end_ns())
         name = event.name()
@@ -220,3 +219,12 @@ class StepProfiler:
             self.skipped = "the block was profiled but ran nothing on the " + (
                 "GPU" if self.device_index is not None else "CPU")
         return found
+
+
+def is_annotation(event) -> bool:
+    """A GPU-side mirror of a record_function range (torch < 2.12 has no activity_type())."""
+    activity = getattr(event, "activity_type", None)
+    if activity is not None:
+        return activity() == "gpu_user_annotation"
+    user = getattr(event, "is_user_annotation", None)
+    return event.name().startswith("kernelviz#") or (user is not None and bool(user()))
