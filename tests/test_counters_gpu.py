@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 import torch
-import triton
-import triton.language as tl
 
 import kernelviz
+
+triton = pytest.importorskip("triton", reason="needs Triton (a CUDA build of torch): run on the GPU machine")
+tl = triton.language
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("fresh_dynamo")]
 
