@@ -67,3 +67,19 @@ def test_measured_counters_load_round_trip_and_show_in_the_report():
     html = cap.to_html()
     assert "Counters (Nsight Compute" in html and "hottest lines and findings" in html
     assert "tl.sin(tl.exp(tl.sin(tl.exp(v * 0.001))))" in html
+
+
+def test_the_panels_measure_counters_button_answers_with_the_line_that_says_why(gpu_claimed):
+    """The live widget's "counters" message (the panel's Measure counters button) runs cap.counters() and,
+    where nothing could be measured, sends the panel the one line that says why, its progress cleared."""
+    from kernelviz.views.widget import CaptureWidget
+
+    cap = kernelviz.load(TIMED)
+    before = cap.to_json()
+    widget = CaptureWidget(cap)
+    sent = []
+    widget.send = sent.append
+    widget._on_message(widget, {"type": "counters"}, [])
+    assert sent == [{"type": "note", "text": "counters not measured: ncu (Nsight Compute) not found on PATH, "
+                                             "in $CUDA_HOME/bin or /usr/local/cuda/bin"}]
+    assert widget.progress == {} and cap.to_json() == before

@@ -1,12 +1,12 @@
 """The Counters section and the heat column in Chromium, on counters measured on an H100
-(tests/fixtures/counters): hottest lines first, a click selects the line in the source; screenshots in
-out/ in the light theme and in JupyterLab Dark's colours."""
+(tests/fixtures/counters): hottest lines first, a click selects the line in the source; the live panel's
+Measure counters button; screenshots in out/ in the light theme and in JupyterLab Dark's colours."""
 
 import json
 from pathlib import Path
 
 import kernelviz
-from browser import chromium_page, needs_browser, panel_site, serve
+from browser import PANEL_PAGE, chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES
 from kernelviz.views.payload import payload
 
@@ -78,4 +78,51 @@ def test_extern_call_counters_and_the_sass_heat(tmp_path):
         page.screenshot(path=str(SHOTS / "counters_sass_light.png"), full_page=True)
         page.add_style_tag(content=DARK)
         page.screenshot(path=str(SHOTS / "counters_sass_dark.png"), full_page=True)
+        assert page.errors == []
+
+
+# the anywidget entry point (widget.js) with a model that stands in for the kernel's side of the comm: it
+# answers "hello" as CaptureWidget does, and keeps what the panel sends
+LIVE_PAGE = PANEL_PAGE.replace("""const t0 = performance.now();
+window.view = renderCapture(document.getElementById("app"), data);""", """const handlers = {}, state = { payload: await (await fetch("data.json")).json(), selected: "", progress: {} };
+window.sent = [];
+window.model = { get: (k) => state[k], set: (k, v) => { state[k] = v; }, save_changes() {},
+  on: (ev, f) => { handlers[ev] = f; }, off() {},
+  send: (msg) => { window.sent.push(msg); if (msg.type === "hello") handlers["msg:custom"]({ type: "hello" }); },
+  deliver: (msg) => handlers["msg:custom"](msg),
+  progress: (p) => { state.progress = p; handlers["change:progress"](); } };
+await widget.render({ model: window.model, el: document.getElementById("app") });
+const t0 = performance.now();""").replace('import { decodePayload, renderCapture } from "./panel.js";',
+                                        'import widget, { decodePayload, renderCapture } from "./panel.js";')
+
+
+@needs_browser
+def test_measure_counters_in_the_live_panel_asks_the_kernel_and_shows_why_not(tmp_path):
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json")
+    assert cap.graphs[0].device == "cuda" and cap.graphs[0].timed_on
+    site = panel_site(tmp_path, json.dumps(payload(cap, per_kernel=False)))
+    (site / "index.html").write_text(LIVE_PAGE)
+    why = "counters not measured: no permission for GPU performance counters (ERR_NVGPUCTRPERM): see ..."
+    with serve(site) as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1000, "height": 800})
+        page.goto(f"{url}/index.html")
+        button = page.locator(".kv-counters-button")
+        button.wait_for()
+        assert button.inner_text() == "Measure counters" and page.locator(".kv-bench").inner_text() == "Time again"
+        button.click()
+        assert {"type": "counters"} in page.evaluate("window.sent")
+        assert "starting" in page.locator(".kv-progress").inner_text() and button.count() == 0
+        page.evaluate("window.model.progress({done: 1, total: 10, label: 'measuring counters of launch #3'})")
+        assert "measuring counters of launch #3" in page.locator(".kv-progress").inner_text()
+        page.evaluate("window.model.progress({})")
+        page.evaluate(f"window.model.deliver({{type: 'note', text: {json.dumps(why)}}})")
+        assert page.locator(".kv-toolbar .kv-note-line").inner_text() == why
+        toolbar = page.locator(".kv-toolbar")
+        assert toolbar.evaluate("t => t.scrollWidth <= t.clientWidth + 1")
+        toolbar.screenshot(path=str(SHOTS / "counters_button_note_light.png"))
+        page.locator(".kv-bench").click()  # timing again clears the line
+        assert page.locator(".kv-note-line").count() == 0
+        page.evaluate("window.model.progress({})")
+        page.add_style_tag(content=DARK)
+        toolbar.screenshot(path=str(SHOTS / "counters_button_dark.png"))
         assert page.errors == []

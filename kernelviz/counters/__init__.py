@@ -12,7 +12,7 @@ from ..model import Capture, Graph, Launch, LaunchCounters
 from .attach import counters_of, use_measured
 from .run import Unavailable, find_ncu, profile, tool_name
 
-__all__ = ["measure", "select", "unavailable"]
+__all__ = ["measure", "measured_or_why", "select", "unavailable"]
 
 
 def unavailable(capture: Capture) -> str | None:
@@ -80,6 +80,15 @@ def measure(capture: Capture, *, top: int = 10, launches: Any = None, progress: 
     peak of each then use the measured bytes and throughput (``attach.use_measured``). Where counters cannot
     be measured here (no ncu, no permission for counters, no GPU) one line on stderr says which, and nothing
     changes. ``progress``: True for a text bar, False for none, or ``report(done, total, label)``."""
+    why = measured_or_why(capture, top=top, launches=launches, progress=progress)
+    if why is not None:
+        print(f"kernelviz: {why}", file=sys.stderr)
+    return capture
+
+
+def measured_or_why(capture: Capture, *, top: int = 10, launches: Any = None, progress: Any = True) -> str | None:
+    """:func:`measure`, returning the line that says why nothing was measured (None once measured): the panel's
+    "Measure counters" button shows it there."""
     capture.wait_stages()
     why = unavailable(capture)
     chosen = select(capture, top, launches) if why is None else []
@@ -88,8 +97,7 @@ def measure(capture: Capture, *, top: int = 10, launches: Any = None, progress: 
                "counters not measured: no launch has an in-graph time: time the capture first (cap.bench()) "
                "or name the launches")
     if why is not None:
-        print(f"kernelviz: {why}", file=sys.stderr)
-        return capture
+        return why
     graphs = sorted({g for g, _ in chosen})
     position = {g: i for i, g in enumerate(graphs)}
     job = {"capture": Capture(graphs=[capture.graphs[g] for g in graphs]).to_dict(),
@@ -105,8 +113,7 @@ def measure(capture: Capture, *, top: int = 10, launches: Any = None, progress: 
     try:
         report = profile(ncu, job, on_enter, lambda p, reason: skipped.__setitem__(graphs[p], reason))
     except Unavailable as exc:
-        print(f"kernelviz: counters not measured: {exc}", file=sys.stderr)
-        return capture
+        return f"counters not measured: {exc}"
     except RuntimeError as exc:
         report, failure = {"results": []}, str(exc)
     else:
@@ -123,4 +130,4 @@ def measure(capture: Capture, *, top: int = 10, launches: Any = None, progress: 
         reason = failure or skipped.get(g) or "ncu profiled no kernel of this launch"
         launch.counters = counters_of(graph, launch, mine, tool) if mine else LaunchCounters(error=reason, tool=tool)
         use_measured(launch)
-    return capture
+    return None

@@ -1,7 +1,7 @@
 """The live panel: an anywidget whose front end is ``static/panel.js`` (also used by the JupyterLab
 renderer of saved notebooks). Python syncs the capture, the selection and the progress of a timing,
 answers the view's "hello" (which makes the panel live) and its requests for a kernel's tokens, and runs
-the timing when the "Time kernels" button asks."""
+the timing when the "Time kernels" button asks, and Nsight Compute when "Measure counters" does."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class CaptureWidget(anywidget.AnyWidget):
     def __init__(self, capture: Capture, **kwargs):
         self.capture = capture
         super().__init__(payload=self._payload(), **kwargs)
-        self.on_timed: Any = None  # called after the button's timing (the display refreshes its saved parts)
+        self.on_timed: Any = None  # called after a button's timing or counters (the display refreshes its saved parts)
         self.on_msg(self._on_message)
 
     def _on_message(self, _widget, content, _buffers) -> None:
@@ -47,6 +47,8 @@ class CaptureWidget(anywidget.AnyWidget):
                 return
         elif kind == "bench":
             self.time_kernels()
+        elif kind == "counters":
+            self.measure_counters()
 
     def report(self, done: int, total: int, label: str) -> None:
         """Show timing progress in the panel (``bench``'s ``progress`` callback)."""
@@ -60,6 +62,22 @@ class CaptureWidget(anywidget.AnyWidget):
             self.progress = {}
             self.refresh()
         if self.on_timed is not None:
+            self.on_timed()
+
+    def measure_counters(self) -> None:
+        """Measure hardware counters of the top launches (``cap.counters()``), with progress in the panel; where
+        they cannot be measured, the panel shows the one line that says why."""
+        from ..counters import measured_or_why
+
+        why = None
+        try:
+            why = measured_or_why(self.capture, progress=self.report)
+        finally:
+            self.progress = {}
+            self.refresh()
+        if why is not None:
+            self.send({"type": "note", "text": why})
+        elif self.on_timed is not None:
             self.on_timed()
 
     def refresh(self) -> None:
@@ -92,4 +110,7 @@ class RanksWidget(CaptureWidget):
         return pack(ranks_payload(self.ranks, per_kernel=False))
 
     def time_kernels(self) -> None:
+        return None
+
+    def measure_counters(self) -> None:
         return None

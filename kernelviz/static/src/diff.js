@@ -156,7 +156,7 @@ const badge = (relation) => h("span", { class: `kv-badge kv-rel-${relation}` }, 
 
 /**
  * Render a diff payload into `el`. Returns the panel's view interface ({ update(data), redrawDetail(),
- * select(key), setLive(), setProgress() }); `select` takes a group index.
+ * select(key), setLive(), setNote(), setProgress() }); `select` takes a group index.
  */
 export function renderDiff(el, data, host = {}) {
   const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified", open: new Map() };
@@ -325,6 +325,7 @@ export function renderDiff(el, data, host = {}) {
     redrawDetail: drawDetail,
     select(key) { pick(Number(key)); },
     setLive() {},
+    setNote() {},
     setProgress() {},
   };
 }

@@ -12,14 +12,16 @@ import { TABS, firstTab, tabsFor } from "./views.js";
 /**
  * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects a live kernel:
  *   kernelData(key) -> {tokens, links, ir, repro} or undefined, requestKernel(key), graphData(key) -> {hip} or
- *   undefined, requestGraph(key), select(key), bench(), note (a line shown where no kernel can time the capture).
- * Returns { update(data), redrawDetail(), select(key), setLive(bool), setProgress({done, total, label} | null) }.
+ *   undefined, requestGraph(key), select(key), bench(), counters(), note (a line shown where no kernel can time
+ *   the capture).
+ * Returns { update(data), redrawDetail(), select(key), setLive(bool), setProgress({done, total, label} | null),
+ *   setNote(text) } (setNote: the live kernel's line on why counters were not measured).
  */
 export function renderCapture(el, data, host = {}) {
   if (isDiff(data)) return renderDiff(el, data, host);
   const state = { graph: 0, selected: null, filter: "", kind: "", sort: "index", desc: false, tab: firstTab(data),
     node: null, line: null, columns: new Set(COLUMNS.filter((c) => c.show).map((c) => c.key)),
-    live: false, progress: null };
+    live: false, progress: null, note: null };
   let cap = data;
   const root = h("div", { class: "kv-panel" });
   el.replaceChildren(root);
@@ -61,10 +63,26 @@ export function renderCapture(el, data, host = {}) {
         ` ${p.label || "timing"}`);
     }
     if (state.live && host.bench && !cap.ranks) {  // a job's ranks are timed in the job
-      return h("button", { class: "kv-bench", onclick: () => { state.progress = { done: 0, total: 1, label: "starting" };
-        drawToolbar(); host.bench(); } }, graph && isTimed(graph) ? "Time again" : "Time kernels");
+      return h("button", { class: "kv-bench", onclick: () => start(host.bench) },
+        graph && isTimed(graph) ? "Time again" : "Time kernels");
     }
     return host.note && graph && !isTimed(graph) ? h("span", { class: "kv-hint" }, host.note) : null;
+  }
+
+  function start(action) {
+    state.progress = { done: 0, total: 1, label: "starting" }; state.note = null;
+    drawToolbar(); action();
+  }
+
+  /** Measure counters (live, on a timed CUDA graph: the launches with the most in-graph time are measured),
+   * or the line that says why they were not. */
+  function countersControl(graph) {
+    if (state.note) return h("span", { class: "kv-hint kv-warn kv-note-line" }, state.note);
+    if (state.progress || !state.live || !host.counters || cap.ranks || !graph || graph.device !== "cuda" || !isTimed(graph)) {
+      return null;
+    }
+    return h("button", { class: "kv-counters-button", title: "Nsight Compute, in a child process: the 10 launches with the most in-graph time",
+      onclick: () => start(host.counters) }, "Measure counters");
   }
 
   function timedNote(graph) {
@@ -84,7 +102,7 @@ export function renderCapture(el, data, host = {}) {
       oninput: (e) => { state.filter = e.target.value; drawTable(); } }), kindSelect(graph),
     columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); },
       () => (table ? table.dropped() : [])),
-    timingControl(graph), timedNote(graph)].filter(Boolean));
+    timingControl(graph), countersControl(graph), timedNote(graph)].filter(Boolean));
   }
 
   function draw() {
@@ -169,5 +187,6 @@ export function renderCapture(el, data, host = {}) {
     select,
     setLive(live) { state.live = live; root.classList.toggle("kv-live", live); drawToolbar(); },
     setProgress(p) { state.progress = p && p.total ? p : null; drawToolbar(); },
+    setNote(text) { state.note = text || null; drawToolbar(); },
   };
 }

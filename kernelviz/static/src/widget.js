@@ -1,7 +1,7 @@
 // anywidget entry point: the widget syncs "payload" (the capture, packed as a notebook saves it),
 // "selected" and "progress" (while Python times the capture) with Python, and asks Python for a kernel's tokens, stages and repro when one is
 // selected, and for a graph's HIP reading. The panel is
-// live (its Time kernels button shows) once the kernel has answered a "hello": a widget drawn from a
+// live (its Time kernels and Measure counters buttons show) once the kernel has answered a "hello": a widget drawn from a
 // notebook's saved widget state, with no kernel behind it, never is.
 import { decodePayload } from "./payload.js";
 import { renderCapture } from "./panel.js";
@@ -17,6 +17,7 @@ export async function render({ model, el }) {
     requestGraph: (key) => model.send({ type: "graph", key }),
     select: (key) => { model.set("selected", key); model.save_changes(); },
     bench: () => model.send({ type: "bench" }),
+    counters: () => model.send({ type: "counters" }),
     note: NOTE,
   };
   const view = renderCapture(el, await decodePayload(model.get("payload")), host);
@@ -25,6 +26,7 @@ export async function render({ model, el }) {
     if (msg.type === "kernel") { live.set(msg.key, msg); view.redrawDetail(); }
     if (msg.type === "graph") { graphs.set(msg.key, msg); view.redrawDetail(); }
     if (msg.type === "hello") view.setLive(true);
+    if (msg.type === "note") view.setNote(String(msg.text || ""));
   };
   let updates = 0; // a payload decoded after a newer one arrived is dropped
   const onPayload = async () => {
