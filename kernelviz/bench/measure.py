@@ -12,6 +12,7 @@ from typing import Any
 from ..live import module_globals
 from ..model import DevicePeaks, Graph
 from . import asrun, collectives, roofline
+from .grid import launch_grid
 from .errors import BenchError, LaunchFailed, one_line
 from .instrument import Instrumented, instrument, kept_rng
 from .lockstep import Lockstep, LockstepError
@@ -149,7 +150,8 @@ def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: d
         facts.bytes_estimate = int(kernel.num_gb * 1e9) if kernel.num_gb else None
         flops = flops or (kernel.inductor_meta or {}).get("kernel_flop")
         if facts.key not in grids:  # the grid depends on the sizes, which the key holds
-            grids[facts.key] = _grid(inst.kernels.get(launch.kernel_name), args)
+            grid = launch_grid(inst.kernels.get(launch.kernel_name), args)
+            grids[facts.key] = math.prod(grid) if grid else None
         facts.grid = grids[facts.key]
         facts.restore = _kernel_restore(kernel, params)
     else:
@@ -172,16 +174,6 @@ def _signature(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple((k, _signature(v)) for k, v in sorted(value.items()))
     return repr(value)
-
-
-def _grid(kernel: Any, args: tuple) -> int | None:
-    """Thread blocks a Triton launch starts (Inductor's own grid computation; None where it is not there)."""
-    launchers = getattr(kernel, "launchers", None)
-    try:
-        _, grid = kernel._interpret_args_grid(args, launchers[0].config)
-        return math.prod(int(g) for g in grid)
-    except Exception:  # noqa: BLE001 - torch without it, or not a Triton kernel
-        return None
 
 
 def _kernel_restore(kernel, params: list[str]) -> Callable[[Callable, tuple], list] | None:

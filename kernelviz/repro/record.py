@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..bench.grid import launch_grid
 from ..bench.instrument import instrument, kept_rng
 from ..children import child_environment
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
@@ -87,7 +88,8 @@ def _run(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list])
         if item.kernel_name in inst.kernels and item.index in recorded.args:
             obj = inst.kernels[item.kernel_name]
             call_args, kwargs = recorded.args[item.index]
-            item.grid = _grid(obj, call_args)
+            grid = launch_grid(obj, call_args)
+            item.grid = list(grid) if grid else None
             if item.kernel_name not in calls:
                 calls[item.kernel_name] = _launch_record(graph.kernel(item.kernel_name), obj, item.index, call_args,
                                                          kwargs, kept.get(item.index, []), item.grid)
@@ -124,17 +126,6 @@ def arg_spec(name: str, value: Any, values: str | None = None, zero: bool = Fals
     return ArgSpec(name, "none") if value is None else ArgSpec(name, "other", value=repr(value)[:200])
 
 
-def _grid(obj: Any, args: tuple) -> list[int] | None:
-    """The grid Inductor's launcher computes for these arguments (``_interpret_args_grid``, torch 2.11+)."""
-    launchers, interpret = getattr(obj, "launchers", None), getattr(obj, "_interpret_args_grid", None)
-    if not launchers or interpret is None:
-        return None
-    try:
-        return [int(g) for g in interpret(tuple(args), launchers[0].config)[1]]
-    except Exception:  # noqa: BLE001 - an unknown grid is left unknown
-        return None
-
-
 def _call_names(kernel: Kernel, obj: Any, count: int) -> list[str]:
     """The parameters a launch's positional arguments go to: for Triton, the function's parameters but
     those annotated ``tl.constexpr`` (a size Inductor specialised to a constant is still passed)."""
@@ -164,7 +155,7 @@ def _launch_record(kernel: Kernel, obj: Any, index: int, args: tuple, kwargs: di
             "enable_fp_fusion": (kernel.triton_meta or {}).get("enable_fp_fusion", True)}
         rec.options = {k: options[k] for k in LAUNCH_OPTIONS if k in options}
         if grid is None:
-            rec.error = "this torch's launcher does not give the launch's grid (_interpret_args_grid)"
+            rec.error = "Inductor's launcher did not give the launch's grid (_interpret_args_grid, GridExpr)"
     elif kernel.kind == "jiterator":
         rec.constants = {k: v for k, v in kwargs.items() if isinstance(v, (bool, int, float))}
         rec.options = {"return_by_ref": bool(getattr(obj, "return_by_ref", False)),
