@@ -117,7 +117,8 @@ def one(model, idx, bench: bool, train: bool) -> dict:
                     "in_triton_dir_now": bool(k.ir.cache_hash) and os.path.isfile(
                         os.path.join(triton_dir(), k.ir.cache_hash, f"{k.name}.json")),
                     "notes": k.ir.notes, "regs": k.ir.num_regs, "sass": sass_coverage(k)}
-    return {"bench": bench, "env_at_exit": seen_env, "triton_dir_now": triton_dir(), "graphs": [g.id for g in cap.graphs],
+    return {"bench": bench, "env_at_exit": seen_env, "triton_dir_now": triton_dir(),
+            "graphs": [g.id for g in cap.graphs],
             "timed": sum(1 for g in cap.graphs for launch in g.launches if launch.timing and launch.timing.in_graph_ms),
             "kernels": kernels, "capture": cap}
 

@@ -84,7 +84,8 @@ def test_extern_call_counters_and_the_sass_heat(tmp_path):
 # the anywidget entry point (widget.js) with a model that stands in for the kernel's side of the comm: it
 # answers "hello" as CaptureWidget does, and keeps what the panel sends
 LIVE_PAGE = PANEL_PAGE.replace("""const t0 = performance.now();
-window.view = renderCapture(document.getElementById("app"), data);""", """const handlers = {}, state = { payload: await (await fetch("data.json")).json(), selected: "", progress: {} };
+window.view = renderCapture(document.getElementById("app"), data);""", """const handlers = {};
+const state = { payload: await (await fetch("data.json")).json(), selected: "", progress: {} };
 window.sent = [];
 window.model = { get: (k) => state[k], set: (k, v) => { state[k] = v; }, save_changes() {},
   on: (ev, f) => { handlers[ev] = f; }, off() {},

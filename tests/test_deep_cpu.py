@@ -111,13 +111,15 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
 
 def test_no_repro_without_a_recorded_launch_says_why_in_one_line():
     graph = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py").graphs[0]
-    with pytest.raises(ReproError, match=r"^no launch of cpp_fused_gelu_0 was recorded for a repro: .*cap\.bench\(repros=True\)"):
+    with pytest.raises(ReproError,
+                       match=r"^no launch of cpp_fused_gelu_0 was recorded for a repro: .*cap\.bench\(repros=True\)"):
         graph.kernels[0].to_repro()
     with pytest.raises(ReproError, match=r"^no launch of graph 2_forward's call\(\) was recorded"):
         graph.to_repro()
     view = kernel_view(kernelviz.Capture(graphs=[graph]), f"0/{graph.kernels[0].name}")
     assert view["repro"]["script"] is None and view["repro"]["reason"].startswith("no launch of")
-    assert view["ir"] == {"stages": [], "notes": ["cpp kernels have no Triton stages: their source is in the Kernel tab"],
+    assert view["ir"] == {"stages": [],
+                          "notes": ["cpp kernels have no Triton stages: their source is in the Kernel tab"],
                           "facts": None}
 
 

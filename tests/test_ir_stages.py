@@ -276,7 +276,8 @@ def test_stages_of_a_binary_held_in_memory_need_no_cache_folder(monkeypatch):
     ran = types.SimpleNamespace(hash=meta["hash"], metadata=metadata, asm={s: texts[s] for s in stages.FILE_STAGES})
     other = types.SimpleNamespace(hash="00" * 32, metadata=metadata, asm={"ttir": "other"})
     obj = types.SimpleNamespace(launchers=[_launcher(name)], filename=guess_file(texts["ttir"]),
-                                compile_results=[types.SimpleNamespace(kernel=other), types.SimpleNamespace(kernel=ran)])
+                                compile_results=[types.SimpleNamespace(kernel=other),
+                                                 types.SimpleNamespace(kernel=ran)])
     ir = kernel_ir(_kernel(name), obj, H100, roots=[])
     assert [s.name for s in ir.stages] == ["ttir", "ttgir", "llir", "ptx"]
     assert {s.tool for s in ir.stages} == {"Triton's compiled kernel"}
@@ -301,7 +302,8 @@ def test_lines_inlined_from_helper_modules_link_to_those_files():
                                                                                       "triton_helpers.py"}
     assert all(links["sass"][i] or helpers[i] for i in instructions)
     stage = stages.keep("sass", sass, links["sass"], helpers=helpers)
-    assert stage.helper_lines[standard[0]] == helpers[standard[0]] and len(stage.helper_lines) == len(stage.source_lines)
+    assert stage.helper_lines[standard[0]] == helpers[standard[0]]
+    assert len(stage.helper_lines) == len(stage.source_lines)
     assert unlinked_note([stage]) is None
     bare = stages.keep("sass", sass, [[] for _ in rows])
     note = unlinked_note([bare])

@@ -52,7 +52,8 @@ CHECK = """(panel) => {
   }
   for (const cell of panel.querySelectorAll(".kv-table .kv-row td, .kv-table th")) {
     const inner = cell.querySelector(".kv-name-head") || cell;
-    if (inner.scrollWidth > inner.clientWidth + 1) bad.push(`cut: "${cell.textContent}" ${inner.scrollWidth} > ${inner.clientWidth}`);
+    if (inner.scrollWidth > inner.clientWidth + 1)
+      bad.push(`cut: "${cell.textContent}" ${inner.scrollWidth} > ${inner.clientWidth}`);
   }
   const seen = new Map();
   for (const row of panel.querySelectorAll(".kv-table .kv-row")) {
@@ -68,7 +69,8 @@ CHECK = """(panel) => {
   }
   for (const pane of panel.querySelectorAll(".kv-source")) {
     const bar = pane.querySelector(".kv-source-bar"), first = pane.querySelector(".kv-line");
-    if (bar && first && pane.scrollTop === 0 && bar.getBoundingClientRect().bottom > first.getBoundingClientRect().top + 0.5)
+    if (bar && first && pane.scrollTop === 0
+        && bar.getBoundingClientRect().bottom > first.getBoundingClientRect().top + 0.5)
       bad.push("a pane's bar covers its first line");
   }
   return bad;
@@ -102,7 +104,8 @@ def _shot(page, name: str, selector: str = ".kv-panel") -> None:
 def _site(tmp_path: Path, cap) -> Path:
     from kernelviz.views import ranks_display
 
-    site = panel_site(tmp_path, json.dumps((ranks_display.payload if isinstance(cap, kernelviz.Ranks) else payload)(cap)))
+    make = ranks_display.payload if isinstance(cap, kernelviz.Ranks) else payload
+    site = panel_site(tmp_path, json.dumps(make(cap)))
     (site / "widths.html").write_text(PAGE)
     _theme_css(site)
     return site
@@ -196,7 +199,8 @@ def test_compiled_tab_wraps_stages_hides_line_info_and_hip_tab_fits(tmp_path):
         store = next(i + 1 for i, t in enumerate(cap.graphs[1].kernels[0].source.splitlines()) if "tl.store(" in t)
         page.locator(".kv-compiled-source .kv-line").nth(store - 1).click()
         assert stage.evaluate("p => { const l = [...p.querySelectorAll('.kv-lit')].find((l) => l.offsetParent);"
-                              " return l && l.offsetTop >= p.scrollTop && l.offsetTop < p.scrollTop + p.clientHeight; }")
+                              " return l && l.offsetTop >= p.scrollTop"
+                              " && l.offsetTop < p.scrollTop + p.clientHeight; }")
         page.locator(".kv-lineinfo-toggle input").check()
         assert info.first.is_visible() and "//## File" in stage.inner_text()
         assert _look(page, 480, "light") == []

@@ -151,7 +151,7 @@ CUDA = FIXTURES / "cuda-h100-torch2.11"
 ODD_CODE = [  # (fixture, text in it, what it becomes): output code that loads but whose parts are not what they seem
     (CUDA / "mlp_0.py", "inductor_meta={'grid_type'", "inductor_meta=[1, 2], _={'grid_type'"),
     (CUDA / "mlp_0.py", "triton_meta={'signature'", "triton_meta='abc', _={'signature'"),
-    (CUDA / "mlp_0.py", "empty_strided_cuda((4096, 4096)", "empty_strided_cuda((1000000000000000000000000000000000000000, 4096)"),
+    (CUDA / "mlp_0.py", "empty_strided_cuda((4096, 4096)", f"empty_strided_cuda(({10 ** 39}, 4096)"),
     (CUDA / "mlp_0.py", "size_hints={'x': 16777216}", "size_hints={'x': -16777216000000000000000000}"),
     (CPU / "mlp_0.py", "cpp_pybinding(['const at::BFloat16*', 'at::BFloat16*']",
      "cpp_pybinding([{'a': [1]}, ['at::BFloat16*', [2]]]"),

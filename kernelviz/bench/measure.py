@@ -12,8 +12,8 @@ from typing import Any
 from ..live import module_globals
 from ..model import DevicePeaks, Graph
 from . import asrun, collectives, roofline
-from .grid import launch_grid
 from .errors import BenchError, LaunchFailed, one_line
+from .grid import launch_grid
 from .instrument import Instrumented, instrument, kept_rng
 from .lockstep import Lockstep, LockstepError
 from .peaks import peak_key

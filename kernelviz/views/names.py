@@ -5,7 +5,8 @@ Inductor names a generated kernel ``triton_poi_fused__native_batch_norm_legit_no
 prefix, the ATen ops its nodes came from (sorted, joined by ``_``) and a counter that tells the kernels of a
 module apart. The ops are split with the launch's own ``original_aten`` (and a few multi-word names), shown
 joined by `` · `` and, while they do not fit, abbreviated, rid of view-like ops, joined by ``·`` alone, then
-cut with ``…``; the counter always stays. An extern call shows its op (``extern_kernels.convolution`` → ``convolution``).
+cut with ``…``; the counter always stays. An extern call shows its op
+(``extern_kernels.convolution`` → ``convolution``).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _dedupe(ops: list[str]) -> list[str]:
     return list(dict.fromkeys(ops))
 
 
-def _forms(name: str, aten: Iterable[str], budget: int, generated: bool | None) -> tuple[list[str], str, int, list[str]]:
+def _forms(name: str, aten: Iterable[str], budget: int,
+           generated: bool | None) -> tuple[list[str], str, int, list[str]]:
     """The four forms of a name, fullest first (ops; abbreviated; without view-like ops; joined by ``·``), its
     tail, the room for its head, and the ops the last form keeps."""
     ops, tail = split_name(name, aten, generated=generated)
