@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 import kernelviz  # noqa: E402
 from kernelviz.model import Capture, StepSplit  # noqa: E402
-from kernelviz.views.ranks_display import payload  # noqa: E402
+from kernelviz.views.payload import ranks_payload  # noqa: E402
 
 TIMED = ROOT / "tests" / "fixtures" / "cuda-h100-torch2.11" / "timed_capture.json"
 
@@ -60,7 +60,7 @@ def main() -> None:
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             found = all(launch.straggler == straggler for launch in ranks.launches)
-            data = len(json.dumps(payload(ranks, per_kernel=False)))
+            data = len(json.dumps(ranks_payload(ranks, per_kernel=False)))
             print(f"{world:>6} {size / 1e6:>9.1f} {spent:>7.2f} {peak / 1e6:>8.1f} {data / 1e3:>11.0f}  {found}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import actions
 from .compare import Diff, diff
 from .model import (
     MIME_TYPE,
@@ -24,6 +25,7 @@ from .model import (
 from .parse import ParseError
 from .ranks import load_ranks
 
+actions.attach()  # cap.bench(), cap.counters(), cap.advice(), kernel.to_repro(), graph.to_repro()
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
            "Advice", "FusionDecision",

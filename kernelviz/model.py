@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import functools
 import gc
-import importlib
 import json
 import math
 import os
@@ -323,13 +322,6 @@ class Kernel:
             return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
         return []
 
-    def to_repro(self) -> str:
-        """A standalone script that launches this kernel alone on inputs like the recorded ones, checks its
-        outputs and prints its time (see :mod:`kernelviz.repro`)."""
-        from .repro import kernel_script
-
-        return kernel_script(self)
-
 
 # ranks (issue 14): a torch.distributed collective among call()'s launches
 @dataclass
@@ -566,13 +558,6 @@ class Graph:
                 return k
         raise KeyError(name)
 
-    def to_repro(self) -> str:
-        """A standalone script that runs this graph's whole ``call()`` on inputs like the recorded ones, checks
-        its outputs and prints its time (see :mod:`kernelviz.repro`)."""
-        from .repro import graph_script
-
-        return graph_script(self)
-
 
 # ranks (issue 14): how one rank spent the captured block
 @dataclass
@@ -621,24 +606,11 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 class Document:
-    """What a capture and a diff share: the front doors to their views, whose modules (``_views``: the HTML
-    page's, the MIME bundle's and the text summary's, relative to this package) are imported only when called."""
-
-    _views: tuple[str, str, str] = (".views.html", ".views.display", ".views.text")
-
-    def to_html(self) -> str:
-        """A self-contained HTML page (no script, no network)."""
-        return importlib.import_module(self._views[0], __package__).page(self.wait_stages())
+    """What a capture, a job's ranks and a diff share. Their views (``to_html()``, the notebook's MIME bundle,
+    ``str()``: the text summary) sit downstream of the model: :mod:`kernelviz.actions` gives each class its own."""
 
     def save_html(self, path: str) -> None:
         write_atomically(Path(path), self.to_html())
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return importlib.import_module(self._views[1], __package__).mimebundle(self.wait_stages())
-
-    def __str__(self) -> str:
-        """The text summary, at the terminal's width (what ``kernelviz show`` prints)."""
-        return importlib.import_module(self._views[2], __package__).summary(self.wait_stages())
 
     def wait_stages(self) -> Document:
         """This document, once what is still read in the background is in it (see :class:`Capture`)."""
@@ -711,28 +683,6 @@ class Capture(Document):
         including text that is not JSON (with the line and column) or ends early."""
         with without_gc():  # the JSON data and the model built from it: one pause of the collector
             return cls.from_dict(_capture_json(text))
-
-    # Front doors to the stages downstream of the model, imported only when called.
-    def bench(self, **options: Any) -> Capture:
-        """Time every graph in place (see :func:`kernelviz.bench.bench`)."""
-        from .bench import bench
-
-        return bench(self, **options)
-
-    def counters(self, top: int = 10, launches: Any = None, **options: Any) -> Capture:
-        """Measure hardware counters of the launches with the most in-graph time (or ``launches``) under
-        Nsight Compute, in a child process (see :func:`kernelviz.counters.measure`)."""
-        from .counters import measure
-
-        return measure(self, top=top, launches=launches, **options)
-
-    def advice(self) -> list[Advice]:
-        """The findings of every rule over this capture, the most time at stake first (kept in ``findings``,
-        so they travel with the JSON; see :mod:`kernelviz.advice`)."""
-        from .advice import advise
-
-        self.findings = advise(self)
-        return self.findings
 
     def save(self, path: str | Path) -> Path:
         """Write the capture's JSON to ``path``.json, or on a rank of a torch.distributed job to
@@ -813,8 +763,6 @@ class Ranks(Document):
     warnings: list[str] = field(default_factory=list)
     format: str = RANKS_FORMAT
     schema_version: int = SCHEMA_VERSION
-    # the page: the ranks compared, then the reference
-    _views = (".views.ranks_html", ".views.ranks_display", ".views.ranks_text")
 
     def capture(self, rank: int) -> Capture:
         """The capture of ``rank`` (only the reference rank's once summarised)."""

@@ -17,7 +17,7 @@ import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
 from kernelviz.views.names import column_labels, label, short_path
-from kernelviz.views.payload import payload
+from kernelviz.views.payload import payload, ranks_payload
 
 WIDTHS = (480, 568, 800, 1100)
 THEMES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "themes" / "@jupyterlab"
@@ -102,9 +102,7 @@ def _shot(page, name: str, selector: str = ".kv-panel") -> None:
 
 
 def _site(tmp_path: Path, cap) -> Path:
-    from kernelviz.views import ranks_display
-
-    make = ranks_display.payload if isinstance(cap, kernelviz.Ranks) else payload
+    make = ranks_payload if isinstance(cap, kernelviz.Ranks) else payload
     site = panel_site(tmp_path, json.dumps(make(cap)))
     (site / "widths.html").write_text(PAGE)
     _theme_css(site)

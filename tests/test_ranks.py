@@ -16,9 +16,8 @@ from conftest import FIXTURES
 from kernelviz.model import Capture, Ranks, StepSplit
 from kernelviz.ranks import SUMMARISE_ABOVE, rank_files
 from kernelviz.recorder.step import intersection, length, merged, minus, split
-from kernelviz.views.payload import decode
+from kernelviz.views.payload import decode, ranks_payload
 from kernelviz.views.payload import payload as capture_payload
-from kernelviz.views.ranks_display import payload
 
 COLLECTIVES = FIXTURES / "cpu-torch2.13" / "collectives_0.py"  # funcol under gloo, compiled by torch 2.13
 TIMED = FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json"  # a capture timed on an H100
@@ -178,7 +177,7 @@ def test_text_and_html_of_ranks_keep_captured_strings_as_text(tmp_path):
     assert "<b>all_reduce" not in html and "collective-order mismatch" in html
     text = loaded._repr_mimebundle_()["text/plain"]
     assert "ranks disagree in 1 of 1 graphs" in text and "compute 40.0% · overlap 10.0% · comm 30.0%" in text
-    data = payload(loaded)
+    data = ranks_payload(loaded)
     assert [g["id"] for g in data["graphs"]] == ["0_inference"]
     assert "captures" not in data["ranks"] and data["ranks"]["graphs"][0]["collectives_agree"] is False
 
@@ -188,7 +187,7 @@ def test_ranks_tab_in_chromium_shows_split_mismatch_and_straggler(tmp_path):
     (tmp_path / "job").mkdir()
     loaded = kernelviz.load(_synthetic_job(tmp_path / "job", 4, slow_rank=2, busy_rank=1))
     loaded.graphs[0].mismatch = "graph 6_inference: <script>x</script> planted"
-    site = panel_site(tmp_path, json.dumps(payload(loaded)))
+    site = panel_site(tmp_path, json.dumps(ranks_payload(loaded)))
     with serve(site) as url, chromium_page() as page:
         page.goto(url + "/index.html")
         page.wait_for_selector(".kv-rank-split")

@@ -18,7 +18,7 @@ __all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", 
 def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str, str] | None = None) -> Diff:
     """The diff of capture ``a`` (before) against ``b`` (after); each may also be anything
     :func:`kernelviz.load` reads. ``labels`` name the two sides in the views (default: the paths, or a and b)."""
-    from .. import load
+    from ..parse import load
 
     names = [label(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
     ca = (a if isinstance(a, Capture) else load(a)).wait_stages()

@@ -109,8 +109,6 @@ class Headline:
 class Diff(Document):
     """Capture ``a`` (before) against capture ``b`` (after)."""
 
-    _views = (".views.diff_html", ".views.diff_display", ".views.diff_text")
-
     a: Capture
     b: Capture
     labels: list[str] = field(default_factory=lambda: ["a", "b"])

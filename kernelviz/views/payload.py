@@ -15,7 +15,7 @@ import gzip
 import zlib
 from typing import Any
 
-from ..model import SCHEMA_VERSION, Capture, CaptureError, dumps, loads
+from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks, dumps, loads
 from .findings import findings
 from .highlight import language, tokens
 from .hip import hip_view
@@ -68,6 +68,15 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
         data["view"]["findings"] = loads(dumps(findings(capture)))
+    return data
+
+
+def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
+    """A job's ranks as the panel draws them: the reference rank's capture, with the comparison without the
+    captures themselves under ``ranks`` (the panel's Ranks tab)."""
+    data = payload(ranks.reference or Capture(), per_kernel=per_kernel)
+    data["ranks"] = ranks.to_dict()
+    del data["ranks"]["reference"], data["ranks"]["captures"]
     return data
 
 

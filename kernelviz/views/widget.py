@@ -12,7 +12,7 @@ import anywidget
 import traitlets
 
 from ..model import Capture, Ranks
-from .payload import graph_view, kernel_view, pack, payload
+from .payload import graph_view, kernel_view, pack, payload, ranks_payload
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
@@ -105,8 +105,6 @@ class RanksWidget(CaptureWidget):
         super().__init__(ranks.reference or Capture(), **kwargs)
 
     def _payload(self) -> dict:
-        from .ranks_display import payload as ranks_payload
-
         return pack(ranks_payload(self.ranks, per_kernel=False))
 
     def time_kernels(self) -> None:
