@@ -887,7 +887,7 @@ def loads(text: str | bytes) -> Any:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError as exc:  # the standard library says where
-            if "ecursion" in str(exc):
+            if "ecursion limit" in str(exc) or "depth limit" in str(exc):  # orjson before 3.11 / since
                 raise _too_deep() from None
     try:
         return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)

@@ -21,7 +21,7 @@ def dynamo_findings(capture: Capture) -> list[Advice]:
              f"{ms_text(1e3 * sum(compiled))}") if compiled else ""
     found = []
     for event in capture.dynamo:
-        where = f"{event.file}:{event.line}" if event.file else "unknown place"
+        where = event.where() if event.file else "unknown place"  # a notebook cell as the notebook names it
         code = f" ({event.code})" if event.code else ""
         found.append(Advice(
             _RULE.get(event.kind, event.kind), None, [], None, f"{where}{code}: {_gist(event.reason)}{spent}",

@@ -6,7 +6,8 @@ from html import escape
 
 from ..advice import advise
 from ..advice.graphs import ms_text
-from ..model import Advice, AsRun, Capture, Graph
+from ..model import Advice, AsRun, Capture, Graph, Launch
+from .names import label
 
 TOP = 5  # findings in the capture's header; each graph lists all of its own
 
@@ -23,7 +24,12 @@ def _at(finding: Advice, graph: Graph | None) -> str:
     more = f" +{len(finding.launches) - 2}" if len(finding.launches) > 2 else ""
     what = "launch" if len(finding.launches) == 1 else "launches"
     return (f"graph {finding.graph} {what} {', '.join(map(str, shown))}{more} "
-            f"({', '.join(graph.launches[i].name for i in shown)})")
+            f"({', '.join(_label(graph.launches[i]) for i in shown)})")
+
+
+def _label(launch: Launch) -> str:
+    """A launch's name as the panel's table shows it (what it computes and its counter)."""
+    return label(launch.name, launch.original_aten, generated=bool(launch.kernel_name))
 
 
 def line(finding: Advice, graph: Graph | None) -> str:

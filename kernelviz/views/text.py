@@ -187,7 +187,10 @@ def summary(capture: Capture, width: int | None = None) -> str:
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
     found = text_lines(capture, top=10)
-    lines += ["  findings (most time at stake first):", *(f"  {x}" for x in found)] if found else []
+    lines += ["  findings (most time at stake first):"] if found else []
+    for line in found:  # wrapped under the text after the time and under "ms:" / "try:"
+        body = line.lstrip()
+        lines += _wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
