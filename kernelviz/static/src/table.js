@@ -66,15 +66,13 @@ export const COLUMNS = [
   { key: "bytes", num: true, label: "bytes", show: false, keep: 1, cell: num("bytes", fmtBytes), text: (r) => fmtBytes(r.bytes) },
 ];
 
-/** The font of `el`: the table's columns are measured again when its header's changes. */
-const fontOf = (el) => { const s = getComputedStyle(el); return `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`; };
-
 let canvas = null;
 /** The width in px of `text` in the font of `el`. */
 function textPx(el, text) {
   canvas = canvas || document.createElement("canvas");
   const ctx = canvas.getContext("2d");
-  ctx.font = fontOf(el);
+  const s = getComputedStyle(el);
+  ctx.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
   return ctx.measureText(text).width;
 }
 
@@ -145,7 +143,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   const tableEl = h("table", { class: "kv-table" });
   wrap.replaceChildren(tableEl);
   let rows = [], graph = 0, gap = null, rowPx = ROW_PX, drawn = [-1, -1], frame = 0;
-  let fit = { columns: [], widths: new Map(), dropped: [], budget: NAME_MIN_CHARS, level: 0 }, room = 0, font = "";
+  let fit = { columns: [], widths: new Map(), dropped: [], budget: NAME_MIN_CHARS, level: 0 }, room = 0;
 
   const columns = () => fit.columns;
 
@@ -163,7 +161,6 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
         class: "kv-sortable" + (c.num ? " kv-num" : "") + (state.sort === c.key ? (state.desc ? " kv-desc" : " kv-asc") : ""),
         title: c.title || "", onclick: () => onSort(c.key) }, c.label)))),
       h("tbody"));
-    font = fontOf(tableEl.tHead.rows[0].cells[0]);
   }
 
   function rowEl(r, cols) {
@@ -206,16 +203,10 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   }
 
   wrap.addEventListener("scroll", () => { if (!frame) frame = requestAnimationFrame(() => fill(false)); });
-  // Fit again when the room or the fonts change: a live widget is drawn before it is in the page and before its
-  // style sheet has loaded (the columns were then measured in another font); the table's size changes with both.
   if (typeof ResizeObserver !== "undefined") {
-    const observer = new ResizeObserver(() => {
-      const cell = tableEl.tHead && tableEl.tHead.rows[0].cells[0];
-      const moved = wrap.clientWidth && Math.abs(wrap.clientWidth - room) > 1;
-      if (moved || (cell && fontOf(cell) !== font)) { header(); fill(true); }
-    });
-    observer.observe(wrap);
-    observer.observe(tableEl);
+    new ResizeObserver(() => {
+      if (wrap.clientWidth && Math.abs(wrap.clientWidth - room) > 1) { header(); fill(true); }
+    }).observe(wrap);
   }
 
   return {

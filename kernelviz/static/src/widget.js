@@ -8,7 +8,25 @@ import { renderCapture } from "./panel.js";
 
 const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --bench, or cap.bench().";
 
+/** A notebook saved with an older kernelviz's widget state brings that version's style sheet under the same
+ * id when the widget manager restores it (anywidget keeps one sheet an id; the restore may come after the live
+ * panels are drawn): the live panel puts its own back, now and when the sheet changes (a few times a page at
+ * most, so that panels of two kernelviz versions in one page do not take turns for ever). */
+let guarded = null, restores = 0;
+function ownStyle(model) {
+  const css = model.get("_css"), id = model.get("_anywidget_id");
+  const sheet = id ? document.getElementById(id) : null;
+  if (typeof css !== "string" || !css || !sheet) return;
+  const put = () => { if (sheet.textContent !== css && restores++ < 5) sheet.textContent = css; };
+  put();
+  if (guarded !== sheet && typeof MutationObserver !== "undefined") {
+    guarded = sheet;
+    new MutationObserver(put).observe(sheet, { childList: true, characterData: true, subtree: true });
+  }
+}
+
 export async function render({ model, el }) {
+  ownStyle(model);
   const live = new Map(), graphs = new Map();
   const host = {
     kernelData: (key) => live.get(key),
