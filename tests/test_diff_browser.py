@@ -148,6 +148,8 @@ def test_panel_fits_480_to_1400_px_in_jupyterlab_themes(tmp_path, theme):
                     heads = page.locator(".kv-diff .kv-table thead th").evaluate_all(
                         "els => els.filter((e) => e.offsetParent).map((e) => [e.textContent, e.clientWidth])")
                     assert all(w >= 24 for _text, w in heads[1:]), (width, heads)
+                    assert sum(w for _text, w in heads) >= page.evaluate(  # no blank room where a column left
+                        "document.querySelector('.kv-table-wrap').clientWidth") - 2, (width, heads)
                     shown = [text for text, _w in heads]
                     assert "# a" in shown and "# b" in shown and ("matched by" in shown) == (width > 840)
                     if width in (568, 1000):

@@ -229,7 +229,8 @@ export function renderDiff(el, data, host = {}) {
 
   /** Runs of at least FOLD unchanged groups as one row ("⋯ 22 launches the same"); a click shows SHOW more of
    * them (a run of thousands opens a page at a time). */
-  function foldRows(groups, times, ncols) {
+  /** The rows of `groups`, runs of unchanged launches folded; `cols` as the header has them ([class, label]). */
+  function foldRows(groups, times, cols) {
     const rows = [];
     let k = 0;
     const same = ([g, key]) => g.relation === "same" && !((diff.view || {}).sources || {})[String(key)];
@@ -250,8 +251,11 @@ export function renderDiff(el, data, host = {}) {
       if (rest >= FOLD) {
         const first = groups[k + shown][0], last = groups[end - 1][0];
         rows.push(h("tr", { class: "kv-fold-row", onclick: () => { state.open.set(key, shown + SHOW); drawTable(); } },
-          h("td", { colspan: String(ncols), title: rest > SHOW ? `show ${SHOW} more` : "show them" },
-            `⋯ ${rest} launches the same (a ${first.a[0]}-${last.a[last.a.length - 1]}, b ${first.b[0]}-${last.b[last.b.length - 1]})`)));
+          // over the three columns always shown, and a cell in each of the others: a cell spanning a column that a
+          // narrow panel leaves out would keep that column's room, blank
+          h("td", { colspan: "3", title: rest > SHOW ? `show ${SHOW} more` : "show them" },
+            `⋯ ${rest} launches the same (a ${first.a[0]}-${last.a[last.a.length - 1]}, b ${first.b[0]}-${last.b[last.b.length - 1]})`),
+          ...cols.slice(3).map(([cls]) => h("td", { class: cls }))));
       } else {
         for (let i = k + shown; i < end; i++) rows.push(groupRow(groups[i], times));
       }
@@ -277,7 +281,7 @@ export function renderDiff(el, data, host = {}) {
         class: cls + (i === sortable ? " kv-sortable" + (state.byChange ? " kv-asc" : "") : ""),
         title: i === sortable ? "sort by the change of in-graph time (biggest win first)" : "",
         onclick: i === sortable ? () => { state.byChange = !state.byChange; drawTable(); } : null }, label)))),
-      h("tbody", {}, ...foldRows(groups, times, cols.length)));
+      h("tbody", {}, ...foldRows(groups, times, cols)));
   }
 
   function drawDetail() {
