@@ -889,10 +889,27 @@ def loads(text: str | bytes) -> Any:
         except orjson.JSONDecodeError as exc:  # the standard library says where
             if "ecursion limit" in str(exc) or "depth limit" in str(exc):  # orjson before 3.11 / since
                 raise _too_deep() from None
+    if _depth(text) > MAX_DEPTH:  # refused by depth, not by the interpreter's recursion limit (Inductor raises it)
+        raise _too_deep()
     try:
         return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
     except RecursionError:
         raise _too_deep() from None
+
+
+MAX_DEPTH = 1024  # orjson's limit
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKETS = bytes(1 if c in b"[{" else 255 if c in b"]}" else 0 for c in range(256))  # +1, -1 (mod 256), nothing
+
+
+def _depth(text: str | bytes) -> int:
+    """How deep the brackets of JSON text nest, outside its strings."""
+    data = _STRING.sub(b"", text.encode() if isinstance(text, str) else text)
+    depth = deepest = 0
+    for step in data.translate(_BRACKETS).replace(b"\0", b""):
+        depth += 1 if step == 1 else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _too_deep() -> ValueError:

@@ -83,6 +83,13 @@ def fill_timings(capture, *, peaks: bool = True):
     return capture
 
 
+@pytest.fixture(autouse=True)
+def terminal_width(monkeypatch):
+    """Text summaries are as wide as the terminal: every test sees 120 columns (pytest-xdist's workers are told
+    80) unless it sets its own."""
+    monkeypatch.setenv("COLUMNS", "120")
+
+
 @pytest.fixture
 def fresh_dynamo():
     """Each live-capture test starts and ends with dynamo's caches empty."""
