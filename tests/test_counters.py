@@ -69,6 +69,21 @@ def test_measured_counters_load_round_trip_and_show_in_the_report():
     assert "tl.sin(tl.exp(tl.sin(tl.exp(v * 0.001))))" in html
 
 
+def test_measured_throughput_says_what_bounds_a_launch_and_the_advice_follows():
+    """The expensive-line kernel moves little (0.7% of the DRAM peak) and keeps its SMs busy (88% of speed of
+    light): measured, it is compute-bound, and no memory-bound finding claims its time."""
+    from kernelviz.advice import advise
+    from kernelviz.counters.attach import use_measured
+
+    cap = kernelviz.load(HOT)
+    (launch,) = [launch for launch in cap.launches if launch.counters is not None]
+    assert launch.timing.bound == "memory" and "memory-bound" in {f.rule for f in advise(cap)}  # by its bytes
+    use_measured(launch)
+    assert launch.timing.bound == "compute" and launch.timing.pct_peak_flops == launch.counters.sm_pct
+    rules = {f.rule for f in advise(cap)}
+    assert "memory-bound" not in rules and {"stall", "spills"} <= rules
+
+
 def test_the_panels_measure_counters_button_answers_with_the_line_that_says_why(gpu_claimed):
     """The live widget's "counters" message (the panel's Measure counters button) runs cap.counters() and,
     where nothing could be measured, sends the panel the one line that says why, its progress cleared."""

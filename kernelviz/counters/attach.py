@@ -106,8 +106,8 @@ def counters_of(graph: Graph, launch: Launch, results: list[dict], tool: str) ->
 def use_measured(launch: Launch) -> None:
     """The launch's roofline point and % of peak from what was measured: its DRAM bytes (Inductor's estimate
     and the argument bytes stay beside them), its FLOPs where the CUDA cores did the counted work (ncu's
-    instruction counts leave tensor cores out: a count far below the estimate keeps the estimate), and
-    Nsight Compute's DRAM and SM throughput as % of peak."""
+    instruction counts leave tensor cores out: a count far below the estimate keeps the estimate), Nsight
+    Compute's DRAM and SM throughput as % of peak, and its bound: compute where the SMs were busier than memory."""
     t, c = launch.timing, launch.counters
     if t is None or c is None or c.error:
         return
@@ -121,8 +121,10 @@ def use_measured(launch: Launch) -> None:
             t.tflop_per_s = t.flops / (t.in_graph_ms / 1e3) / 1e12
     if c.dram_pct is not None:
         t.pct_peak_bw = min(c.dram_pct, 100.0)
-    if c.sm_pct is not None and t.pct_peak_flops is not None:
+    if c.sm_pct is not None and c.memory_pct is not None and t.bound in ("memory", "compute"):
+        t.bound = "compute" if c.sm_pct > c.memory_pct else "memory"  # whichever of the two is busier
+    if c.sm_pct is not None and (t.pct_peak_flops is not None or t.bound == "compute"):
         t.pct_peak_flops = min(c.sm_pct, 100.0)
-    measured = ("bytes, FLOPs and % of peak measured by Nsight Compute (DRAM bytes, CUDA-core FLOPs where counted; "
-                "DRAM and SM throughput)")
+    measured = ("bytes, FLOPs, % of peak and bound measured by Nsight Compute (DRAM bytes, CUDA-core FLOPs where "
+                "counted; DRAM, SM and memory throughput)")
     t.note = measured if not t.note or measured in t.note else f"{t.note}; {measured}"
