@@ -173,6 +173,9 @@ def _deep_capture():
 
 @needs_browser
 def test_compiled_tab_wraps_stages_hides_line_info_and_hip_tab_fits(tmp_path):
+    from kernelviz.views.hip import hipify
+
+    hipify("")  # the mapping loaded in this process, so the page carries each graph's HIP reading
     cap = _deep_capture()
     with serve(_site(tmp_path, cap)) as url, chromium_page() as page:
         _page(page, url)
