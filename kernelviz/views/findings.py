@@ -68,12 +68,15 @@ def _item(finding: Advice, graph: Graph | None) -> str:
                                                        if finding.suggestion else "") + "</small></li>")
 
 
-def html_list(capture: Capture, graph: Graph | None = None, top: int | None = None) -> str:
-    """The findings as a list: the capture's top ones, or all of one graph's."""
-    graphs = {g.id: g for g in capture.graphs}
-    chosen = [f for f in findings(capture) if graph is None or f.graph == graph.id][:top]
+def html_list(capture: Capture, graph: Graph | None = None, top: int | None = None,
+              found: list[Advice] | None = None) -> str:
+    """The findings as a list: the capture's top ones, or all of one graph's (``found``: the capture's findings,
+    where the caller has them: a page of many graphs works them out once)."""
+    found = findings(capture) if found is None else found
+    chosen = [f for f in found if graph is None or f.graph == graph.id][:top]
     if not chosen:
         return ""
+    graphs = {graph.id: graph} if graph is not None else {g.id: g for g in capture.graphs}
     title = "Findings" if graph is None else f"Findings for graph {graph.id}"
     return (f'<div class="kv-findings"><b>{escape(title)}</b> <small>(most time at stake first)</small><ul>'
             + "".join(_item(f, graphs.get(f.graph or "")) for f in chosen) + "</ul></div>")

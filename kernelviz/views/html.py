@@ -15,11 +15,11 @@ from pathlib import Path
 
 from pygments.formatters import HtmlFormatter
 
-from ..model import Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
+from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .figures import positive, shown, valid
-from .findings import TOP, as_run_line, html_list
+from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
@@ -226,7 +226,8 @@ def _timed(graph: Graph) -> str:
     return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
 
 
-def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> str:
+def graph_section(capture: Capture, graph: Graph, *, sources: bool = True, found: list[Advice] | None = None) -> str:
+    """One graph: its charts, launch table, counters, wrapper and kernels (``found``: see ``html_list``)."""
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
     charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph)
@@ -234,20 +235,20 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True) -> st
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
-            + html_list(capture, graph)
+            + html_list(capture, graph, found=found)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks) + counters_section(graph) + wrapper_view(graph)
             + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
 
 
-def header(capture: Capture) -> str:
-    """Device and versions, what the capture compiled, dynamo's events and the capture's warnings."""
+def header(capture: Capture, found: list[Advice] | None = None) -> str:
+    """Device and versions, what the capture compiled, dynamo's events, the top findings and the warnings."""
     story = compile_story(capture)
     events = "".join(f"<li>{escape(line)}</li>" for line in dynamo_lines(capture))
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f"<p>{escape(story)}</p>" if story else "")
-            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, top=TOP)
+            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, top=TOP, found=found)
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 
@@ -259,9 +260,10 @@ _NO_SOURCES = ("Kernel sources are not in this static view: the kernelviz panel 
 def report(capture: Capture, *, sources: bool = True) -> str:
     """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the
     kernels' source code is left out (a compact report), and it says where they are."""
-    return (f'<div class="kv-report"><style>{_css()}</style>{header(capture)}'
+    found = findings(capture)
+    return (f'<div class="kv-report"><style>{_css()}</style>{header(capture, found)}'
             + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
-            + "".join(graph_section(capture, g, sources=sources) for g in capture.graphs) + "</div>")
+            + "".join(graph_section(capture, g, sources=sources, found=found) for g in capture.graphs) + "</div>")
 
 
 def page(capture: Capture) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from ..model import RankGraph, RankInfo, RankLaunch, Ranks
+from .findings import findings
 from .html import _css, graph_section, header
 from .names import label
 from .ranks_text import PARTS, headline
@@ -146,8 +147,9 @@ def report(ranks: Ranks) -> str:
     ref = ranks.reference
     body = ""
     if ref is not None:
-        body = (f"<h2>Rank {ref.rank if ref.rank is not None else '?'} in detail</h2>{header(ref)}"
-                + "".join(graph_section(ref, g) for g in ref.graphs))
+        found = findings(ref)
+        body = (f"<h2>Rank {ref.rank if ref.rank is not None else '?'} in detail</h2>{header(ref, found)}"
+                + "".join(graph_section(ref, g, found=found) for g in ref.graphs))
     return f'<div class="kv-report"><style>{_css()}{_RANKS_CSS}</style>{ranks_section(ranks)}{body}</div>'
 
 
