@@ -93,3 +93,21 @@ def test_a_functions_body_ends_at_the_first_code_line_no_deeper_than_its_def(tai
         if line.strip():
             expected.append((i, line.strip()))
     assert _body(lines, 0) == expected
+
+
+# kernel lines as Inductor writes them: tmp assignments, loads and stores, with the operations links look for
+LINE = st.lists(st.sampled_from(["tmp1", "tmp12 = ", "tmp3) + ", " - ", " * tmp4", "tl.load(in_ptr0 + x0)",
+                                 "libdevice.rsqrt(", "tl.full", "maximum(", "max2", "sum(", "erf", "exp(", "tanh",
+                                 "in_out_ptr0", "xmask", "static_cast<", ".to(", "where", " ", "(", ")"]),
+                max_size=8).map("".join)
+
+
+@settings(max_examples=300, deadline=timedelta(seconds=2))
+@given(lines=st.lists(LINE, max_size=12), op=st.sampled_from(["add", "sub", "mul", "relu", "exp", "sum", "rsqrt",
+                                                               "gelu", "where", "tanh", "full", "amax", "neg"]))
+def test_lines_searched_as_one_text_find_what_a_search_per_line_finds(lines, op):
+    from kernelviz.views.links import _Lines, _pattern
+
+    numbered = list(enumerate(lines, start=3))
+    pattern = _pattern(op)
+    assert _Lines(numbered).matching(pattern) == [n for n, line in numbered if pattern.search(line)]

@@ -9,7 +9,9 @@ a compute node to the lines that call its operation (``rsqrt`` -> ``libdevice.rs
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import accumulate
 
 from ..model import Graph, Kernel
 
@@ -50,8 +52,10 @@ def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
             if name and i < len(params):
                 arg_of.setdefault(name.group(1), []).append(params[i])
     body_start = next((i + 1 for i, line in enumerate(lines) if line.startswith(("def ", 'extern "C"'))), 0)
-    compute = [(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start) if _COMPUTE.search(line)]
-    access = [(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start) if _ACCESS.search(line)]
+    compute = _Lines([(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start)
+                      if _COMPUTE.search(line)])
+    access = _Lines([(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start)
+                     if _ACCESS.search(line)])
     links: dict[str, list[int]] = {}
     for node in kernel.fragment_nodes():
         if node.op == "placeholder":
@@ -62,10 +66,30 @@ def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
             pattern, candidates = _pattern(_op(node.target)), compute
         else:
             continue
-        found = [n for n, line in candidates if pattern is not None and pattern.search(line)]
+        found = candidates.matching(pattern) if pattern is not None else []
         if found:
             links[node.name] = found
     return links
+
+
+class _Lines:
+    """Numbered lines searched as one text (a pattern scans them once, not once a line)."""
+
+    def __init__(self, numbered: list[tuple[int, str]]):
+        self.numbers = [n for n, _ in numbered]
+        self.text = "\n".join(line for _, line in numbered)
+        self.ends = list(accumulate(len(line) + 1 for _, line in numbered))  # past each line's newline
+
+    def matching(self, pattern: re.Pattern) -> list[int]:
+        """The numbers of the lines ``pattern`` finds something in, in order, each once (no pattern here
+        matches across a newline)."""
+        found: list[int] = []
+        search, at = pattern.search, 0
+        while (m := search(self.text, at)) is not None:
+            i = bisect_right(self.ends, m.start())
+            found.append(self.numbers[i])
+            at = self.ends[i]  # on from the next line
+        return found
 
 
 @lru_cache(maxsize=512)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 SEP = " · "
@@ -74,14 +75,20 @@ def _dedupe(ops: list[str]) -> list[str]:
 
 
 def _forms(name: str, aten: Iterable[str], budget: int,
-           generated: bool | None) -> tuple[list[str], str, int, list[str]]:
+           generated: bool | None) -> tuple[tuple[str, ...], str, int, tuple[str, ...]]:
     """The four forms of a name, fullest first (ops; abbreviated; without view-like ops; joined by ``·``), its
     tail, the room for its head, and the ops the last form keeps."""
+    return _forms_of(name, tuple(aten), budget, generated)
+
+
+@lru_cache(maxsize=1 << 16)  # a display labels each launch in its text, HTML report and panel payload
+def _forms_of(name: str, aten: tuple[str, ...], budget: int,
+              generated: bool | None) -> tuple[tuple[str, ...], str, int, tuple[str, ...]]:
     ops, tail = split_name(name, aten, generated=generated)
     room = max(1, budget - (len(tail) + 1 if tail else 0))  # the tail and the space before it
     short = _dedupe([_abbrev(op) or op for op in ops])
     computing = _dedupe([_abbrev(op) or op for op in ops if op not in LAYOUT_OPS]) or short
-    return [SEP.join(ops), SEP.join(short), SEP.join(computing), "·".join(computing)], tail, room, computing
+    return (SEP.join(ops), SEP.join(short), SEP.join(computing), "·".join(computing)), tail, room, tuple(computing)
 
 
 def name_level(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None) -> int:
