@@ -10,23 +10,23 @@ const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --b
 
 /** A notebook saved with an older kernelviz's widget state brings that version's style sheet under the same
  * id when the widget manager restores it (anywidget keeps one sheet an id; the restore may come after the live
- * panels are drawn): the live panel puts its own back, now and when the sheet changes (a few times a page at
- * most, so that panels of two kernelviz versions in one page do not take turns for ever). */
-let guarded = null, restores = 0;
+ * panels are drawn): a live panel puts its own back, now and when the sheet changes while it is shown (a few
+ * times a page at most, so that panels of two kernelviz versions in one page do not take turns for ever).
+ * Returns what stops watching. */
+let restores = 0;
 function ownStyle(model) {
   const css = model.get("_css"), id = model.get("_anywidget_id");
   const sheet = id ? document.getElementById(id) : null;
-  if (typeof css !== "string" || !css || !sheet) return;
+  if (typeof css !== "string" || !css || !sheet || typeof MutationObserver === "undefined") return () => {};
   const put = () => { if (sheet.textContent !== css && restores++ < 5) sheet.textContent = css; };
   put();
-  if (guarded !== sheet && typeof MutationObserver !== "undefined") {
-    guarded = sheet;
-    new MutationObserver(put).observe(sheet, { childList: true, characterData: true, subtree: true });
-  }
+  const watch = new MutationObserver(put);
+  watch.observe(sheet, { childList: true, characterData: true, subtree: true });
+  return () => watch.disconnect();
 }
 
 export async function render({ model, el }) {
-  ownStyle(model);
+  const unwatch = ownStyle(model);
   const live = new Map(), graphs = new Map();
   const host = {
     kernelData: (key) => live.get(key),
@@ -61,6 +61,7 @@ export async function render({ model, el }) {
   onProgress();
   model.send({ type: "hello" });
   return () => {
+    unwatch();
     model.off("msg:custom", onMsg);
     model.off("change:payload", onPayload);
     model.off("change:selected", onSelected);
