@@ -68,11 +68,9 @@ def _item(finding: Advice, graph: Graph | None) -> str:
                                                        if finding.suggestion else "") + "</small></li>")
 
 
-def html_list(capture: Capture, graph: Graph | None = None, top: int | None = None,
-              found: list[Advice] | None = None) -> str:
+def html_list(capture: Capture, found: list[Advice], graph: Graph | None = None, top: int | None = None) -> str:
     """The findings as a list: the capture's top ones, or all of one graph's (``found``: the capture's findings,
-    where the caller has them: a page of many graphs works them out once)."""
-    found = findings(capture) if found is None else found
+    worked out once a page of many graphs)."""
     chosen = [f for f in found if graph is None or f.graph == graph.id][:top]
     if not chosen:
         return ""

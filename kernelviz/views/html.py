@@ -226,7 +226,7 @@ def _timed(graph: Graph) -> str:
     return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
 
 
-def graph_section(capture: Capture, graph: Graph, *, sources: bool = True, found: list[Advice] | None = None) -> str:
+def graph_section(capture: Capture, graph: Graph, found: list[Advice], *, sources: bool = True) -> str:
     """One graph: its charts, launch table, counters, wrapper and kernels (``found``: see ``html_list``)."""
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
@@ -235,20 +235,20 @@ def graph_section(capture: Capture, graph: Graph, *, sources: bool = True, found
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
-            + html_list(capture, graph, found=found)
+            + html_list(capture, found, graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks) + counters_section(graph) + wrapper_view(graph)
             + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
 
 
-def header(capture: Capture, found: list[Advice] | None = None) -> str:
+def header(capture: Capture, found: list[Advice]) -> str:
     """Device and versions, what the capture compiled, dynamo's events, the top findings and the warnings."""
     story = compile_story(capture)
     events = "".join(f"<li>{escape(line)}</li>" for line in dynamo_lines(capture))
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f"<p>{escape(story)}</p>" if story else "")
-            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, top=TOP, found=found)
+            + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, found, top=TOP)
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 
@@ -263,7 +263,7 @@ def report(capture: Capture, *, sources: bool = True) -> str:
     found = findings(capture)
     return (f'<div class="kv-report"><style>{_css()}</style>{header(capture, found)}'
             + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
-            + "".join(graph_section(capture, g, sources=sources, found=found) for g in capture.graphs) + "</div>")
+            + "".join(graph_section(capture, g, found, sources=sources) for g in capture.graphs) + "</div>")
 
 
 def page(capture: Capture) -> str:

@@ -149,7 +149,7 @@ def report(ranks: Ranks) -> str:
     if ref is not None:
         found = findings(ref)
         body = (f"<h2>Rank {ref.rank if ref.rank is not None else '?'} in detail</h2>{header(ref, found)}"
-                + "".join(graph_section(ref, g, found=found) for g in ref.graphs))
+                + "".join(graph_section(ref, g, found) for g in ref.graphs))
     return f'<div class="kv-report"><style>{_css()}{_RANKS_CSS}</style>{ranks_section(ranks)}{body}</div>'
 
 
