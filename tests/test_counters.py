@@ -54,6 +54,31 @@ def test_without_counter_permission_one_line_and_nothing_changes(capsys, gpu_cla
     _unchanged_with_one_line(capsys, "no permission for GPU performance counters (ERR_NVGPUCTRPERM)")
 
 
+def test_the_process_ncu_profiles_loads_and_runs_each_graph(tmp_path):
+    """``kernelviz.counters.child`` (what ncu starts) runs as a plain process too: it imports what it needs, loads
+    a graph's code and runs its call(); on a torch without CUDA the wait for the GPU after that call is what stops
+    the graph, said in one line, and the process still ends well."""
+    import json
+    import subprocess
+    import sys
+
+    import torch
+
+    import zoo
+
+    with torch.no_grad(), kernelviz.capture() as cap:
+        torch.compile(zoo.make_mlp())(torch.randn(64, 32))
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"capture": cap.to_dict(), "launches": [[] for _ in cap.graphs]}))
+    done = subprocess.run([sys.executable, "-m", "kernelviz.counters.child", str(job)], capture_output=True,
+                          text=True, env=counters_run._environment(), timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "kernelviz-counters ready"
+    assert lines[1:] == [f"kernelviz-counters skip {g} AssertionError: Torch not compiled with CUDA enabled"
+                         for g in range(len(cap.graphs))]
+
+
 def test_measured_counters_load_round_trip_and_show_in_the_report():
     cap = kernelviz.load(HOT)
     assert cap.schema_version == 4

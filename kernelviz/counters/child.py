@@ -54,7 +54,8 @@ def _profiled(g: int, index: int):
 def main(path: str) -> int:
     import torch
 
-    from ..bench import load_instrumented, namespace, one_line
+    from ..bench.errors import one_line
+    from ..bench.measure import load_instrumented, namespace
     from ..model import Capture
 
     job = json.loads(Path(path).read_text())

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..children import child_environment
 from . import child as child_process
 
 SECTIONS = ("SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats", "WarpStateStats",
@@ -72,10 +73,10 @@ def tool_name(ncu: str) -> str:
 
 
 def _environment(extra: str | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    paths = [str(Path(__file__).resolve().parents[2])] + ([extra] if extra else [])
-    env["PYTHONPATH"] = os.pathsep.join(paths + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    """A kernelviz child's environment, with ``extra`` (the folder of ncu's Python reader) importable too."""
+    env = child_environment()
+    if extra:
+        env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], extra])
     return env
 
 
