@@ -203,6 +203,38 @@ def test_a_loaded_capture_is_timed_in_another_process(tmp_path):
     assert all(kernel.timing.isolated_ms > 0 for kernel in graph.kernels)
 
 
+def test_a_timing_process_left_unused_is_kept_for_the_next_timing_and_ends_itself_when_idle(monkeypatch):
+    from kernelviz.bench import isolation
+
+    monkeypatch.setattr(isolation, "IDLE_S", 2)
+    worker = isolation.Worker()
+    worker.keep()
+    assert isolation.Worker.get() is worker  # started as the next one would be
+    worker.keep()
+    monkeypatch.setenv("KERNELVIZ_TEST_CHANGED", "1")  # the user's environment changed since: a new start
+    fresh = isolation.Worker.get()
+    assert fresh is not worker and worker.proc.poll() is not None
+    assert fresh.proc.wait(timeout=120) == 0  # no job within IDLE_S: it ends by itself
+    assert fresh.proc.stdout.read() == "ready\n"
+    fresh.close()
+
+
+def test_loading_a_cuda_capture_where_torch_sees_a_gpu_starts_its_timing_process(monkeypatch):
+    from kernelviz.bench import isolation
+
+    code = (FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py").read_text()
+    kernelviz.load(code)
+    assert isolation.Worker._kept is None  # no GPU here: nothing started
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    kernelviz.load(code)
+    worker = isolation.Worker._kept
+    assert worker is not None and worker.ready()
+    kernelviz.load(code)
+    assert isolation.Worker._kept is worker  # one is enough
+    assert worker.proc.stdout.readline() == "ready\n"
+    isolation.Worker.get().close()
+
+
 @pytest.mark.parametrize("body, error", [
     ("__import__('ctypes').string_at(0)", "the timing process died (SIGSEGV)"),
     ("__import__('os').abort()", "the timing process died (SIGABRT)"),

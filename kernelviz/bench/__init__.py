@@ -45,12 +45,12 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     import torch
 
     capture.wait_stages()  # the stages' reading thread is done before the GPU is timed
+    plans = plan(capture)
+    worker = isolation.Worker.prepare(p.graph for p in plans if p.where == "elsewhere")  # starts while we time
     if peaks is not None:
         capture.peaks = peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
         capture.peaks = device_peaks()
-    plans = plan(capture)
-    worker = isolation.Worker.prepare(p.graph for p in plans if p.where == "elsewhere")  # starts while we time
     recorded: list[Graph] = []
     bar = Progress(progress, len(plans))
     try:
@@ -62,8 +62,8 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
             recorded += [g for g in elsewhere if repros and g.repro is not None and g.repro.error is None]
     finally:
         bar.close()
-        if worker is not None:
-            worker.close()
+        if worker is not None and worker.ready():  # not needed after all: kept for the next timing
+            worker.keep()
     for graph in capture.graphs:
         collectives.fill(graph, capture.world_size)
     if recorded:

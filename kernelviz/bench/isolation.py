@@ -10,6 +10,7 @@ with the reason. Graphs already timed keep their times.
 
 from __future__ import annotations
 
+import atexit
 import queue
 import signal
 import subprocess
@@ -17,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming, Rep
 
 MAX_RUNS = 8  # worker starts per bench() call (the first, and one after each fault)
 LOAD_FACTOR = 10  # loading a graph's code compiles its kernels: it may take this many times longer
+IDLE_S = 600  # a kept worker ends after this long without a job
 
 
 @dataclass
@@ -49,24 +52,53 @@ class _Outcome:
 
 
 class Worker:
-    """A timing process started ahead of its job: it imports torch and kernelviz (and starts CUDA) while this
-    process goes on, then waits on its stdin for a job. A fault in a job costs no new start: the next worker is
-    started while one works."""
+    """A timing process started ahead of its job: it imports torch and kernelviz while this process goes on,
+    then waits on its stdin for a job (CUDA starts there once a job needs it). A fault in a job costs no new
+    start: the next worker is started once one has. The one left unused when a timing ends, or started when a
+    capture is loaded (``warm``), is kept for the next (``keep``): it ends itself after ``IDLE_S`` without a job,
+    or when this process ends (its stdin closes)."""
 
-    def __init__(self, cuda: bool):
-        self.cuda = cuda
+    _kept: Worker | None = None
+    _lock = threading.Lock()
+
+    def __init__(self):
+        self.env = child_environment()
         self.folder = tempfile.TemporaryDirectory(prefix="kernelviz-bench-")
         self.stderr_path = Path(self.folder.name, "stderr.txt")
         self.stderr = self.stderr_path.open("w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker"] + ["--cuda"] * cuda,
+        self.proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker", "--idle", str(IDLE_S)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
-                                     env=child_environment(), start_new_session=True)
+                                     env=self.env, start_new_session=True)
 
     @classmethod
     def prepare(cls, graphs: Any) -> Worker | None:
-        """A worker for ``graphs`` started now, or None where there are none."""
-        graphs = list(graphs)
-        return cls(any(g.device == "cuda" for g in graphs)) if graphs else None
+        """A worker for ``graphs`` (the kept one, or one started now), or None where there are none."""
+        return cls.get() if list(graphs) else None
+
+    @classmethod
+    def get(cls) -> Worker:
+        """The kept worker where it still waits and was started as one would be now; else a new one."""
+        with cls._lock:
+            kept, cls._kept = cls._kept, None
+        if kept is not None and kept.env == child_environment() and kept.ready():
+            return kept
+        if kept is not None:
+            kept.close()
+        return cls()
+
+    @classmethod
+    def warm(cls) -> None:
+        """Have a worker waiting for the next timing (the kept one, or one started now)."""
+        cls.get().keep()
+
+    def keep(self) -> None:
+        """Keep this unused worker for the next timing (the one kept before is closed)."""
+        with Worker._lock:
+            previous, Worker._kept = Worker._kept, self
+        if previous is not None and previous is not self:
+            previous.close()
+        atexit.unregister(_close_kept)
+        atexit.register(_close_kept)
 
     def ready(self) -> bool:
         return self.proc.poll() is None
@@ -94,6 +126,13 @@ class Worker:
         self.folder.cleanup()
 
 
+def _close_kept() -> None:
+    with Worker._lock:
+        kept, Worker._kept = Worker._kept, None
+    if kept is not None:
+        kept.close()
+
+
 def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated: bool, limit_s: float,
                     progress: Any = None, repros: bool = False, worker: Worker | None = None) -> None:
     """Time ``graphs`` on recreated inputs in worker processes (``worker`` first, where one was prepared);
@@ -107,11 +146,19 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
             pending = [j for j in jobs if not j.done]
             if not pending:
                 break
-            current = spare if spare is not None and spare.ready() else Worker(cuda)
-            spare = Worker(cuda) if cuda else None  # starts while ``current`` works: after a fault it is ready
+            if spare is not None and not spare.ready():
+                spare.close()
+                spare = None
+            current, spare = spare or Worker.get(), None
+
+            def start_spare() -> None:  # once ``current`` has started: ready after a fault, else kept
+                nonlocal spare
+                if cuda and spare is None:
+                    spare = Worker()
+
             started = time.perf_counter()
             try:
-                outcome = _run_worker(current, pending, peaks, limit_s, progress)
+                outcome = _run_worker(current, pending, peaks, limit_s, progress, start_spare)
             finally:
                 current.close()
             spent = (time.perf_counter() - started) / len(pending)
@@ -123,7 +170,7 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
                 _blame(pending[outcome.graph], outcome)
     finally:
         if spare is not None:
-            spare.close()
+            spare.keep()
     for job in jobs:
         if not job.done:
             job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")
@@ -176,10 +223,10 @@ def _mark_failed(job: _Job) -> None:
 
 
 def _run_worker(worker: Worker, pending: list[_Job], peaks: DevicePeaks | None, limit_s: float,
-                progress: Any) -> _Outcome:
+                progress: Any, on_ready: Callable[[], None]) -> _Outcome:
     folder = worker.give(_job_json(pending, peaks))
     try:
-        outcome = _follow(worker.proc, limit_s, progress)
+        outcome = _follow(worker.proc, len(pending), limit_s, progress, on_ready)
     finally:
         if worker.proc.poll() is None:
             worker.proc.kill()
@@ -200,8 +247,10 @@ def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
                        "repros": [j.repros and not j.skip for j in pending]})
 
 
-def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
-    """Read the worker's steps until it ends, or kill it when a step outlasts its limit."""
+def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any,
+            on_ready: Callable[[], None]) -> _Outcome:
+    """Read the worker's steps until it has done its ``graphs`` (it is then stopped, not waited on to end) or
+    ends, or kill it when a step outlasts its limit; ``on_ready`` once it has started."""
     lines: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
@@ -224,6 +273,7 @@ def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
         word, _, rest = line.partition(" ")
         if word == "ready":
             outcome.phase = "load"
+            on_ready()
         elif word == "graph":
             outcome.graph, outcome.phase, outcome.launch = int(rest), "", None
         elif word == "phase":
@@ -238,6 +288,8 @@ def _follow(proc: subprocess.Popen, limit_s: float, progress: Any) -> _Outcome:
             outcome.graph = None
             if progress is not None:
                 progress.done()
+            if len(outcome.finished) == graphs:
+                break
     return outcome
 
 

@@ -1,18 +1,20 @@
-"""The timing process: ``python -m kernelviz.bench.worker [--cuda]``.
+"""The timing process: ``python -m kernelviz.bench.worker [--idle SECONDS]``.
 
-It imports torch, Inductor's runtime and kernelviz (and with ``--cuda`` starts CUDA and the profiler), says
-``ready``, then reads one line from stdin (none: it ends): ``JOB<TAB>OUT_DIR``. JOB is a capture's JSON with
-the graphs to time on recreated inputs, what to leave out of each and whether to record their repros; each
-timed graph is written to ``OUT_DIR/<i>.json``.
-Every step is reported on stdout, one line each, before it runs (``graph i``, ``phase load``, ``enter
-<launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that
-if this process dies or hangs the parent knows where. A launch that raises is reported as ``fail <launch>
-<reason>`` and ends the process: after a CUDA error nothing else can run in it.
+It imports torch, Inductor's runtime and kernelviz, says ``ready``, then reads one line from stdin:
+``JOB<TAB>OUT_DIR`` (none, or none within ``--idle`` seconds: it ends). So it can be started long before its job
+and wait without taking GPU memory: CUDA and the profiler start only once a job with a CUDA graph has come. JOB is a
+capture's JSON with the graphs to time on recreated inputs, what to leave out of each and whether to record their
+repros; each timed graph is written to ``OUT_DIR/<i>.json``.
+Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
+``phase load``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``,
+``done i``), so that if this process dies or hangs the parent knows where. A launch that raises is reported as
+``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import sys
 from pathlib import Path
 
@@ -35,7 +37,14 @@ def _warm_cuda() -> None:
     torch.cuda.synchronize()
 
 
-def main(cuda: bool) -> int:
+def _job_line(idle_s: float | None) -> str:
+    """The job's line from stdin; empty at its end or when none came within ``idle_s``."""
+    if idle_s is not None and not select.select([sys.stdin], [], [], idle_s)[0]:
+        return ""
+    return sys.stdin.readline().rstrip("\n")
+
+
+def main(idle_s: float | None = None) -> int:
     import torch
     import torch._inductor.async_compile  # noqa: F401 - what every graph's code imports first
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
@@ -45,15 +54,16 @@ def main(cuda: bool) -> int:
     from .inputs import recreate
     from .measure import arg_maker, load_instrumented, measure, namespace
 
-    if cuda:
-        _warm_cuda()
     emit("ready")
-    line = sys.stdin.readline().rstrip("\n")
+    line = _job_line(idle_s)
     if not line:
         return 0
     job_path, out_dir = line.split("\t")
     job = json.loads(Path(job_path).read_text())
     capture = Capture.from_dict(job["capture"])
+    if any(graph.device == "cuda" for graph in capture.graphs):
+        emit("phase start")
+        _warm_cuda()
     for i, graph in enumerate(capture.graphs):
         emit(f"graph {i}")
         skip = set(job["skip"][i])
@@ -83,4 +93,5 @@ def main(cuda: bool) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main("--cuda" in sys.argv[1:]))
+    flags = sys.argv[1:]
+    sys.exit(main(float(flags[flags.index("--idle") + 1]) if "--idle" in flags else None))
