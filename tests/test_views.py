@@ -11,10 +11,11 @@ import kernelviz
 from browser import STATIC, chromium_page, needs_browser, panel_site, serve
 from conftest import ALL_FIXTURES, FIXTURES, big_capture, fill_timings, parse_html
 from kernelviz.model import Capture, DynamoEvent, Graph, SourceLocation
+from kernelviz.views.display import widget_bundle
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
-from kernelviz.views.payload import capture_from_bundle, decode, payload
+from kernelviz.views.payload import capture_from_bundle, decode, live, pack, packing, payload
 
 EVIL = '<script>window.pwned=1</script>"'
 
@@ -122,6 +123,28 @@ def test_capture_mimebundle_has_widget_model_json_and_html():
     assert "cpp_fused_gelu_0" in bundle["text/html"] and "kernelviz:" in bundle["text/plain"]
     pytest.importorskip("anywidget")
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_saved_and_the_live_payload_come_from_one_model_json_and_packing_leaves_it_as_it_was():
+    """The display makes the live widget's payload from the saved one's JSON: it is what the widget makes on its
+    own, and packing either one changes neither (kernel sources become spans only in the packed copy)."""
+    pytest.importorskip("anywidget")
+    from kernelviz.views.widget import CaptureWidget
+
+    cap = kernelviz.load(FIXTURES / "deep" / "h100_capture.json")  # compiled stages and repros in it
+    data = payload(cap)
+    before = json.dumps(data, sort_keys=True)
+    shown = live(data)
+    assert decode(pack(data)) == json.loads(before) and json.dumps(data, sort_keys=True) == before
+    assert decode(pack(shown)) == decode(CaptureWidget(cap).payload) == json.loads(json.dumps(shown))
+    def stages(payload):
+        return [s for g in payload["graphs"] for k in g["kernels"] for s in (k.get("ir") or {}).get("stages", [])]
+
+    assert any(s["text"] for s in stages(data)) and len(stages(shown)) == len(stages(data))
+    assert not any(s["text"] or s["source_lines"] for s in stages(shown))
+    assert all(g["code"] == "" for g in shown["graphs"]) and shown["view"]["links"] == {}
+    assert all(g["code"] for g in data["graphs"]) and data["view"]["links"]
+    assert widget_bundle(cap, packed=packing(shown))[1].payload == CaptureWidget(cap).payload
 
 
 @needs_browser

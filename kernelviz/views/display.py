@@ -8,25 +8,33 @@ from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
 from .html import report
-from .payload import saved
+from .payload import live, packing, payload
 from .text import summary
 
 
-def static_bundle(capture: Capture) -> dict[str, Any]:
+def static_bundle(capture: Capture, data: dict[str, Any] | None = None) -> dict[str, Any]:
     """What survives without a kernel, each part sized to what it is for: the panel's data, compressed
     (:func:`~kernelviz.views.payload.saved`), for JupyterLab's renderer; the HTML report without kernel
-    sources for GitHub and nbviewer (``cap.save_html()`` writes the full one); the text summary."""
-    return {MIME_TYPE: saved(capture), "text/html": report(capture, sources=False), "text/plain": summary(capture)}
+    sources for GitHub and nbviewer (``cap.save_html()`` writes the full one); the text summary. ``data``:
+    the capture's :func:`~kernelviz.views.payload.payload` where it was made already."""
+    saved = packing(payload(capture) if data is None else data)  # compressed while the report is made
+    html, text = report(capture, sources=False), summary(capture)
+    return {MIME_TYPE: saved(), "text/html": html, "text/plain": text}
 
 
-def widget_bundle(capture: Capture, ranks: Ranks | None = None) -> tuple[dict[str, Any], Any]:
+def widget_bundle(capture: Capture, ranks: Ranks | None = None,
+                  packed: Any = None) -> tuple[dict[str, Any], Any]:
     """The live widget's part of the bundle (empty where ipywidgets/anywidget are missing); with ``ranks``,
-    the panel of a job's ranks (``capture`` is their reference)."""
+    the panel of a job's ranks (``capture`` is their reference); ``packed``: the widget's payload in the
+    making (:func:`~kernelviz.views.payload.packing`), where it was begun already."""
     try:
         from .widget import CaptureWidget, RanksWidget
     except ImportError:
         return {}, None
-    widget = RanksWidget(ranks) if ranks is not None else CaptureWidget(capture)
+    if ranks is not None:
+        widget = RanksWidget(ranks)
+    else:
+        widget = CaptureWidget(capture, **({"payload": packed()} if packed is not None else {}))
     bundle = widget._repr_mimebundle_()
     bundle = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
     bundle.pop("text/plain", None)  # the capture's own summary stands for it
@@ -34,8 +42,12 @@ def widget_bundle(capture: Capture, ranks: Ranks | None = None) -> tuple[dict[st
 
 
 def mimebundle(capture: Capture) -> dict[str, Any]:
-    bundle = static_bundle(capture)
-    bundle.update(widget_bundle(capture)[0])
+    """The whole bundle: the saved payload and the live widget's are made from one model JSON, each
+    compressed beside the other work."""
+    data = payload(capture)
+    packed = packing(live(data))
+    bundle = static_bundle(capture, data)
+    bundle.update(widget_bundle(capture, packed=packed)[0])
     return bundle
 
 

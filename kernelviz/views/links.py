@@ -27,8 +27,8 @@ _ALIASES = {
 }
 
 
-_COMPUTE = re.compile(r"^\s*(?:auto )?(?:tmp\d+|tmp_acc\d+\w*) =|\.store\(|tl\.store\(")
-_ACCESS = re.compile(r"tl\.load\(|tl\.store\(|loadu\(|\.store\(|\[static_cast|ptr\d+\[")
+_COMPUTE = re.compile(r"^\s*(?:auto )?(?:tmp\d+|tmp_acc\d+\w*) =|\.store\(")
+_ACCESS = re.compile(r"tl\.load\(|loadu\(|\.store\(|\[static_cast|ptr\d+\[")
 
 
 def _op(target: str) -> str:
@@ -52,10 +52,12 @@ def kernel_links(graph: Graph, kernel: Kernel) -> dict[str, list[int]]:
             if name and i < len(params):
                 arg_of.setdefault(name.group(1), []).append(params[i])
     body_start = next((i + 1 for i, line in enumerate(lines) if line.startswith(("def ", 'extern "C"'))), 0)
-    compute = _Lines([(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start)
-                      if _COMPUTE.search(line)])
-    access = _Lines([(i + 1, line) for i, line in enumerate(lines[body_start:], start=body_start)
-                     if _ACCESS.search(line)])
+    body = list(enumerate(lines[body_start:], start=body_start + 1))
+    # each pattern only where what it needs is in the line (a substring test spares most lines the regex)
+    compute = _Lines([(n, line) for n, line in body
+                      if ("tmp" in line or ".store(" in line) and _COMPUTE.search(line)])
+    access = _Lines([(n, line) for n, line in body
+                     if ("load" in line or ".store(" in line or "[" in line) and _ACCESS.search(line)])
     links: dict[str, list[int]] = {}
     for node in kernel.fragment_nodes():
         if node.op == "placeholder":

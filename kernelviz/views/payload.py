@@ -13,6 +13,8 @@ import base64
 import binascii
 import gzip
 import zlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks, dumps, loads
@@ -22,7 +24,7 @@ from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
-from .stages import kernel_extras, strip_stages
+from .stages import kernel_extras, without_stages
 
 ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
 # Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
@@ -61,14 +63,20 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
     Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
     data = capture.to_dict()
-    if not per_kernel:
-        for graph in data["graphs"]:
-            graph["code"] = ""
-        strip_stages(data)
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
         data["view"]["findings"] = loads(dumps(findings(capture)))
-    return data
+    return data if per_kernel else live(data)
+
+
+def live(data: dict[str, Any]) -> dict[str, Any]:
+    """The live widget's payload from :func:`payload`'s, which is left as it was (what the two share is not
+    copied): without the graphs' code, the stages' text, the repro records and the per-kernel annex, which
+    the widget sends kernel by kernel when one is selected."""
+    graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
+              for graph in data["graphs"]]
+    view = {key: data["view"][key] for key in ("memory", "findings") if key in data["view"]}
+    return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 
 
 def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
@@ -88,28 +96,39 @@ def saved(capture: Capture) -> dict[str, Any]:
 
 def pack(data: dict[str, Any]) -> dict[str, Any]:
     """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, so a
-    notebook's saved widget state is as small): sources as spans, gzip (deterministic), base64."""
-    for graph in data["graphs"]:
-        _sources_to_spans(graph)
-    packed = gzip.compress(dumps(data).encode(), compresslevel=6, mtime=0)
-    return {"schema_version": SCHEMA_VERSION, "encoding": ENCODING, "data": base64.b64encode(packed).decode()}
+    notebook's saved widget state is as small): sources as spans, gzip (deterministic), base64. ``data`` is
+    left as it was."""
+    return packing(data)()
 
 
-def _sources_to_spans(graph: dict[str, Any]) -> None:
-    """Replace each kernel's source by its ``[start, end]`` in the graph's code where it is a slice of it.
-    Offsets count UTF-16 code units, as JavaScript's ``slice`` does: code with characters outside the
+def packing(data: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    """:func:`pack` begun: the JSON is made now and compressed in a thread (zlib lets Python's other threads
+    run meanwhile); calling what this returns waits for that and gives the packed form."""
+    raw = dumps({**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}).encode()
+    pool = ThreadPoolExecutor(1)
+    compressed = pool.submit(gzip.compress, raw, compresslevel=6, mtime=0)
+    pool.shutdown(wait=False)  # its thread ends once the compression is done
+    return lambda: {"schema_version": SCHEMA_VERSION, "encoding": ENCODING,
+                    "data": base64.b64encode(compressed.result()).decode()}
+
+
+def _with_spans(graph: dict[str, Any]) -> dict[str, Any]:
+    """The graph with each kernel's source as its ``[start, end]`` in the graph's code where it is a slice of
+    it. Offsets count UTF-16 code units, as JavaScript's ``slice`` does: code with characters outside the
     BMP (which take two units) keeps its sources as text."""
-    code, start = graph["code"], 0
+    code, start, kernels = graph["code"], 0, []
     if not code.isascii() and any(ord(c) > 0xFFFF for c in code):
-        return
+        return graph
     for kernel in graph["kernels"]:
         source = kernel["source"]
         at = code.find(source, start)
         if at < 0:
             at = code.find(source)
         if source and at >= 0:
-            kernel["source"] = [at, at + len(source)]
+            kernel = {**kernel, "source": [at, at + len(source)]}
             start = at + len(source)
+        kernels.append(kernel)
+    return {**graph, "kernels": kernels}
 
 
 def decode(data: Any) -> Any:
@@ -132,7 +151,7 @@ def decode(data: Any) -> Any:
 
 
 def _spans_to_sources(graph: dict[str, Any]) -> None:
-    """Undo :func:`_sources_to_spans`; a span that is not one is left for the model's reader to refuse."""
+    """Undo :func:`_with_spans`; a span that is not one is left for the model's reader to refuse."""
     code = graph.get("code")
     for kernel in graph["kernels"]:
         span = kernel.get("source") if isinstance(kernel, dict) else None

@@ -65,13 +65,10 @@ def kernel_extras(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
     return {"ir": stages_view(kernel, text=text), "repro": repro_view(kernel)}
 
 
-def strip_stages(data: dict[str, Any]) -> None:
-    """Leave the stages' text, line links and repro records out of a capture's JSON (the live widget asks
-    for them per kernel)."""
-    for graph in data.get("graphs", []):
-        if graph.get("repro"):
-            graph["repro"] = None
-        for kernel in graph.get("kernels", []):
-            kernel["repro"] = None
-            for stage in (kernel.get("ir") or {}).get("stages", []):
-                stage["text"], stage["source_lines"], stage["helper_lines"] = "", [], []
+def without_stages(kernel: dict[str, Any]) -> dict[str, Any]:
+    """A kernel's JSON without its stages' text and line links and its repro record (the live widget asks for
+    them per kernel); what it leaves as it was is shared, not copied."""
+    ir = kernel.get("ir")
+    if isinstance(ir, dict) and ir.get("stages"):
+        ir = {**ir, "stages": [{**stage, "text": "", "source_lines": [], "helper_lines": []} for stage in ir["stages"]]}
+    return {**kernel, "repro": None, **({"ir": ir} if "ir" in kernel else {})}

@@ -28,8 +28,11 @@ class CaptureWidget(anywidget.AnyWidget):
     progress = traitlets.Dict().tag(sync=True)  # {"done", "total", "label"} while timing, else empty
 
     def __init__(self, capture: Capture, **kwargs):
+        """``payload``, where given, is this capture's packed live payload (made here where not)."""
         self.capture = capture
-        super().__init__(payload=self._payload(), **kwargs)
+        if "payload" not in kwargs:
+            kwargs["payload"] = self._payload()
+        super().__init__(**kwargs)
         self.on_timed: Any = None  # called after a button's timing or counters (the display refreshes its saved parts)
         self.on_msg(self._on_message)
 
