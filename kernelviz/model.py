@@ -648,8 +648,7 @@ class Capture(Document):
 
     def to_dict(self) -> dict[str, Any]:
         """The capture as JSON data (dicts, lists, strings, numbers)."""
-        with without_gc():
-            return loads(self.to_json())
+        return json_data(self.wait_stages())
 
     def to_json(self, indent: int | None = None) -> str:
         return dumps(self.wait_stages(), indent)
@@ -774,8 +773,7 @@ class Ranks(Document):
         raise KeyError(f"rank {rank} is not kept in this capture" + (" (summarised)" if self.summarised else ""))
 
     def to_dict(self) -> dict[str, Any]:
-        with without_gc():
-            return loads(self.to_json())
+        return json_data(self)
 
     def to_json(self, indent: int | None = None) -> str:
         return dumps(self, indent)
@@ -878,6 +876,18 @@ def dumps(value: Any, indent: int | None = None) -> str:
         except TypeError:  # orjson.JSONEncodeError, e.g. an integer over 64 bits: the standard library writes it
             pass
     return json.dumps(value, default=_fields, indent=indent)
+
+
+def json_data(value: Any) -> Any:
+    """Model objects as JSON data (``loads(dumps(value))``). What orjson wrote it reads back as it is, integers
+    included (it writes none beyond 64 bits), so its text is neither decoded nor scanned for long digits."""
+    with without_gc():
+        if orjson is not None:
+            try:
+                return orjson.loads(orjson.dumps(value))
+            except TypeError:  # e.g. an integer over 64 bits: the standard library's way
+                pass
+        return loads(dumps(value))
 
 
 def loads(text: str | bytes) -> Any:

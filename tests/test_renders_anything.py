@@ -93,6 +93,7 @@ def with_numbers(changes) -> str:
 
 def renders_everywhere(capture: Capture, tmp_path) -> None:
     assert Capture.from_json(capture.to_json()) == capture
+    assert capture.to_dict() == json.loads(capture.to_json())  # the JSON data made without the text, alike
     bundle = json.loads(json.dumps(static_bundle(capture)))
     assert capture_from_bundle(bundle[kernelviz.MIME_TYPE]) == capture
     assert capture.to_html().startswith("<!DOCTYPE html>")
