@@ -4,6 +4,7 @@ so a large capture opens fast and a timing shows its progress in the panel)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
@@ -23,7 +24,7 @@ def static_bundle(capture: Capture, data: dict[str, Any] | None = None) -> dict[
 
 
 def widget_bundle(capture: Capture, ranks: Ranks | None = None,
-                  packed: Any = None) -> tuple[dict[str, Any], Any]:
+                  packed: Callable[[], dict[str, Any]] | None = None) -> tuple[dict[str, Any], Any]:
     """The live widget's part of the bundle (empty where ipywidgets/anywidget are missing); with ``ranks``,
     the panel of a job's ranks (``capture`` is their reference); ``packed``: the widget's payload in the
     making (:func:`~kernelviz.views.payload.packing`), where it was begun already."""

@@ -68,7 +68,9 @@ def kernel_extras(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
 def without_stages(kernel: dict[str, Any]) -> dict[str, Any]:
     """A kernel's JSON without its stages' text and line links and its repro record (the live widget asks for
     them per kernel); what it leaves as it was is shared, not copied."""
+    stripped = {**kernel, "repro": None}
     ir = kernel.get("ir")
     if isinstance(ir, dict) and ir.get("stages"):
-        ir = {**ir, "stages": [{**stage, "text": "", "source_lines": [], "helper_lines": []} for stage in ir["stages"]]}
-    return {**kernel, "repro": None, **({"ir": ir} if "ir" in kernel else {})}
+        stages = [{**stage, "text": "", "source_lines": [], "helper_lines": []} for stage in ir["stages"]]
+        stripped["ir"] = {**ir, "stages": stages}
+    return stripped
