@@ -22,7 +22,6 @@ import torch.nn.functional as F
 
 import kernelviz
 from kernelviz.ir import read_stages
-from kernelviz.recorder import live_runs
 from kernelviz.repro import ReproError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,10 +110,9 @@ def repros(name: str, cap, out: Path) -> tuple[int, int]:
 
 def stage_cost(cap) -> float:
     """Seconds to read every graph's stages again (what a capture's build spends on them)."""
-    runs = live_runs(cap)
     start = time.perf_counter()
-    for i, graph in enumerate(cap.graphs):
-        run = runs.get(i)
+    for graph in cap.graphs:
+        run = graph._run
         read_stages(graph, run.compiled() if run is not None and run.compiled is not None else None)
     return time.perf_counter() - start
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import actions
 from .compare import Diff, diff
 from .model import (
     MIME_TYPE,
@@ -26,7 +26,9 @@ from .model import (
 from .parse import ParseError
 from .ranks import load_ranks
 
-actions.attach()  # cap.bench(), cap.counters(), cap.advice(), kernel.to_repro(), graph.to_repro()
+if TYPE_CHECKING:
+    from .conductor import Capturing
+
 __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
            "Advice", "FusionDecision",
@@ -34,7 +36,8 @@ __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode"
            "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
-def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False, profile: bool | None = None):
+def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False,
+            profile: bool | None = None) -> Capturing:
     """Capture every graph Inductor compiles or runs in this thread inside ``with kernelviz.capture() as cap:``.
 
     Inductor's caches stay on: a graph loaded from the FX graph cache gets its kernels' metadata from
@@ -45,11 +48,11 @@ def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = 
     graphs hold collectives); with ``repros`` that timing also records what ``kernel.to_repro()`` and
     ``graph.to_repro()`` need (seconds more). ``profile`` runs the block under torch.profiler and splits its
     time into compute, communication and idle (``cap.step``); by default it does so when ``bench`` is set in
-    a torch.distributed job.
+    a torch.distributed job. What happens when, step by step: :mod:`kernelviz.conductor`.
     """
-    from .recorder import CaptureSession
+    from .conductor import Capturing
 
-    return CaptureSession(fresh_compile=fresh_compile, bench=bench, repros=repros, profile=profile)
+    return Capturing(fresh_compile=fresh_compile, bench=bench, repros=repros, profile=profile)
 
 
 def load(source: str | Path) -> Capture | Ranks:

@@ -134,8 +134,9 @@ def read(path: str):
     """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`; for the prefix of a job's rank files,
     a :class:`Ranks`) from ``path``; CaptureError names the file."""
     from . import load, load_ranks
+    from .codec import loads
     from .compare import Diff
-    from .model import Capture, CaptureError, loads
+    from .model import Capture, CaptureError
     from .ranks import rank_files
 
     expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
@@ -167,7 +168,7 @@ def read(path: str):
 
 
 def _write(obj, html: str | None, json_path: str | None) -> None:
-    from .model import write_atomically
+    from .codec import write_atomically
 
     for target, text in ((json_path, obj.to_json), (html, obj.to_html)):
         if target:

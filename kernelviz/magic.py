@@ -8,7 +8,8 @@ import sys
 from IPython.core.magic import Magics, line_cell_magic, magics_class, needs_local_scope
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .recorder import CaptureSession
+from .conductor import Capturing
+from .model import Capture
 from .recorder.cells import register as register_cell
 
 
@@ -35,25 +36,26 @@ class KernelvizMagics(Magics):
         from .views.display import LiveDisplay, in_kernel
 
         source = cell if cell is not None else " ".join(args.code)
-        session = CaptureSession(fresh_compile=args.fresh, bench=args.bench or args.counters)
-        output = LiveDisplay(session.capture) if in_kernel() else None
-        if output is not None:
-            session.progress = output.report  # the panel opens before timing and shows its progress
+        capture = Capture()
+        output = LiveDisplay(capture) if in_kernel() else None
+        progress = output.report if output is not None else True  # the panel opens before timing, with progress
+        capturing = Capturing(fresh_compile=args.fresh, bench=args.bench or args.counters, progress=progress,
+                              capture=capture)
         namespace = self.shell.user_ns
         try:
-            with session:
+            with capturing:
                 value = self._run(source, namespace, local_ns, below=1 if cell is not None else 0)
             if args.counters:
-                session.capture.counters(progress=session.progress or True)
+                capture.counters(progress=progress)
         finally:
             if args.output:
-                namespace[args.output] = session.capture
+                namespace[args.output] = capture
             if args.diff:
                 from .views.diff_display import show_against
 
-                show_against(args.diff, session.capture, namespace)
+                show_against(args.diff, capture, namespace)
             else:
-                self._show(session.capture, output)
+                self._show(capture, output)
         return value
 
     def _run(self, source: str, namespace: dict, local_ns: dict | None, below: int):

@@ -2,31 +2,19 @@
 
 A :class:`Capture` holds the graphs Inductor compiled; each :class:`Graph` holds its
 kernels (each generated kernel once) and the launches of its wrapper's ``call()`` in order.
-This module imports nothing else from kernelviz at import time; the few methods that hand the
-model to a downstream stage (timing, rendering) import that stage when called.
+The methods a user calls are declared on these classes, each a short door into the module that does the work,
+imported when called: this module imports nothing else of kernelviz's at import time. Reading and writing JSON
+is :mod:`kernelviz.codec`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import functools
-import gc
-import json
-import math
-import os
 import re
-import tempfile
-import types
-import typing
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-try:
-    import orjson
-except ImportError:  # the GPU machine runs kernelviz from a checkout, without its dependencies
-    orjson = None
 
 SCHEMA_VERSION = 4
 # older files load with the fields added since left at their defaults (4 added Launch.counters,
@@ -322,6 +310,13 @@ class Kernel:
             return [p.strip().split()[-1].lstrip("*&") for p in m.group(1).split(",") if p.strip()]
         return []
 
+    def to_repro(self) -> str:
+        """A standalone script that launches this kernel alone on inputs like the recorded ones, checks its
+        outputs and prints its time (see :mod:`kernelviz.repro`)."""
+        from .repro import kernel_script
+
+        return kernel_script(self)
+
 
 # ranks (issue 14): a torch.distributed collective among call()'s launches
 @dataclass
@@ -521,6 +516,27 @@ class Advice:
 
 
 @dataclass
+class GraphRun:
+    """The live side of a graph that ran in this process during a capture: what the recorder saw of its module,
+    and what timing it later needs (never written to JSON; a copy or pickle of its graph has none)."""
+
+    code: str
+    cache: str  # "compiled", "fx_cache_hit" or "reused" (only run: compiled before the capture)
+    thread: str  # the thread where the capture first saw it
+    calls: int = 0
+    compiled: Any = None  # weakref to the CompiledFxGraph
+    inputs: list[Any] | None = None  # weakrefs to tensors (held until the timing at exit); other values as they were
+    specs: list[Any] | None = None  # what the inputs were when the graph first ran (recorder.specs.InputSnapshot)
+    caller: SourceLocation | None = None  # the user's line that first ran it
+    sources: list[Any] = field(default_factory=list)  # the graphs it was compiled from in this run (recorder.traces)
+    frames: set[tuple[str, str]] = field(default_factory=set)  # (file, function) of the user's frames that ran it
+    first_seen: float = field(default_factory=time.perf_counter)
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()  # copies and pickles of its graph hold no live side
+
+
+@dataclass
 class Graph:
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
 
@@ -551,12 +567,20 @@ class Graph:
     repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
     fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
+    _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
     def kernel(self, name: str) -> Kernel:
         for k in self.kernels:
             if k.name == name:
                 return k
         raise KeyError(name)
+
+    def to_repro(self) -> str:
+        """A standalone script that runs this graph's whole ``call()`` on inputs like the recorded ones, checks
+        its outputs and prints its time (see :mod:`kernelviz.repro`)."""
+        from .repro import graph_script
+
+        return graph_script(self)
 
 
 # ranks (issue 14): how one rank spent the captured block
@@ -586,31 +610,32 @@ class StepSplit:
     note: str = ""  # e.g. that the block compiled graphs, so its idle time holds the compile
 
 
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: a reader, or a save
-    at the same time, sees the old file or a whole new one, never a part."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would have made it (mkstemp makes it private)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
 class Document:
-    """What a capture, a job's ranks and a diff share. Their views (``to_html()``, the notebook's MIME bundle,
-    ``str()``: the text summary) sit downstream of the model: :mod:`kernelviz.actions` gives each class its own."""
+    """What a capture, a job's ranks and a diff share: JSON (:mod:`kernelviz.codec`) and views. Each kind declares
+    its views (``to_html()``, the notebook's MIME bundle, ``str()``: the text summary) as doors into the modules
+    that make them, imported when called (the model imports nothing of kernelviz's at import time)."""
+
+    def to_html(self) -> str:
+        """A self-contained HTML page (no script, no network)."""
+        raise NotImplementedError(f"{type(self).__name__} has no HTML view")
 
     def save_html(self, path: str) -> None:
+        """Write :meth:`to_html` to ``path`` (atomically: a reader sees the old file or the whole new one)."""
+        from .codec import write_atomically
+
         write_atomically(Path(path), self.to_html())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document as JSON data (dicts, lists, strings, numbers)."""
+        from .codec import json_data
+
+        return json_data(self.wait_stages())
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The document as JSON text (what :meth:`from_json` reads back)."""
+        from .codec import dumps
+
+        return dumps(self.wait_stages(), indent)
 
     def wait_stages(self) -> Document:
         """This document, once what is still read in the background is in it (see :class:`Capture`)."""
@@ -638,6 +663,9 @@ class Capture(Document):
     findings: list[Advice] = field(default_factory=list)  # advice (issue 23): what advice() found last
     schema_version: int = SCHEMA_VERSION
 
+    # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`); never written to JSON
+    _stages: Any = field(default=None, init=False, repr=False, compare=False)
+
     @property
     def kernels(self) -> list[Kernel]:
         return [k for g in self.graphs for k in g.kernels]
@@ -646,23 +674,60 @@ class Capture(Document):
     def launches(self) -> list[Launch]:
         return [launch for g in self.graphs for launch in g.launches]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The capture as JSON data (dicts, lists, strings, numbers)."""
-        return json_data(self.wait_stages())
-
-    def to_json(self, indent: int | None = None) -> str:
-        return dumps(self.wait_stages(), indent)
-
     def wait_stages(self) -> Capture:
         """This capture once Triton's compiled stages are in ``Kernel.ir``: a capture on a GPU ends at once
         and reads them (files and CUDA's disassembler) in a thread; showing, saving or timing it waits."""
-        pending = self.__dict__.pop("_stages", None)
+        pending, self._stages = self._stages, None
         if pending is not None:
             pending.result()
         return self
 
     def __getstate__(self) -> dict[str, Any]:  # copies and pickles wait for the stages, and never hold the thread
-        return self.wait_stages().__dict__
+        state = dict(self.wait_stages().__dict__)
+        state.pop("_stages", None)
+        return state
+
+    # Actions: each a door into the layer that does the work --------------------------------------
+    def bench(self, **options: Any) -> Capture:
+        """Time every graph in place, then work out the findings again (see :func:`kernelviz.bench.bench` for
+        ``options``: ``isolated``, ``progress``, ``peaks``, ``limit_s``, ``repros``)."""
+        from .conductor import timed
+
+        return timed(self, **options)
+
+    def counters(self, top: int = 10, launches: Any = None, **options: Any) -> Capture:
+        """Measure hardware counters of the launches with the most in-graph time (or ``launches``) under
+        Nsight Compute, in a child process (see :func:`kernelviz.counters.measure`)."""
+        from .counters import measure
+
+        return measure(self, top=top, launches=launches, **options)
+
+    def advice(self) -> list[Advice]:
+        """The findings of every rule over this capture, the most time at stake first (kept in ``findings``,
+        so they travel with the JSON; see :mod:`kernelviz.advice`)."""
+        from .advice import advise
+
+        self.findings = advise(self)
+        return self.findings
+
+    # Views ------------------------------------------------------------------------------------------
+    def to_html(self) -> str:
+        """A self-contained HTML report (no script, no network): see :mod:`kernelviz.views.html`."""
+        from .views.html import page
+
+        return page(self.wait_stages())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The notebook's display: the live panel, the saved payload, the HTML report and the text summary."""
+        from .views.display import mimebundle
+
+        return mimebundle(self.wait_stages())
+
+    def __str__(self) -> str:
+        """The text summary, at the terminal's width (what ``kernelviz show`` prints)."""
+        from .views.text import summary
+
+        return summary(self.wait_stages())
 
     @classmethod
     def from_dict(cls, data: Any) -> Capture:
@@ -674,25 +739,24 @@ class Capture(Document):
         (the message gives the version and whether the file is newer or older than this kernelviz).
         Fields it does not know are ignored (e.g. the ``view`` annex of the notebook payload).
         """
-        return _versioned(cls, data)
+        from .codec import read
+
+        return read(cls, data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Capture:
         """A capture from :meth:`to_json`'s text; :class:`CaptureError` (one line) for anything else,
         including text that is not JSON (with the line and column) or ends early."""
-        with without_gc():  # the JSON data and the model built from it: one pause of the collector
-            return cls.from_dict(_capture_json(text))
+        from .codec import read_text
+
+        return read_text(cls, text, "a kernelviz capture")
 
     def save(self, path: str | Path) -> Path:
         """Write the capture's JSON to ``path``.json, or on a rank of a torch.distributed job to
         ``path``.rank<N>.json (each rank its own file; ``kernelviz.load(path)`` reads them all)."""
-        base = Path(path)
-        if base.suffix == ".json":
-            base = base.with_suffix("")
-        target = base.parent / f"{base.name}{'' if self.rank is None else f'.rank{self.rank}'}.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, self.to_json())
-        return target
+        from .codec import save
+
+        return save(self, path)
 
 
 # ranks (issue 14): a job's captures side by side, one per rank (kernelviz.load("runs/step"))
@@ -772,459 +836,35 @@ class Ranks(Document):
             return self.reference
         raise KeyError(f"rank {rank} is not kept in this capture" + (" (summarised)" if self.summarised else ""))
 
-    def to_dict(self) -> dict[str, Any]:
-        return json_data(self)
-
-    def to_json(self, indent: int | None = None) -> str:
-        return dumps(self, indent)
-
     @classmethod
     def from_dict(cls, data: Any) -> Ranks:
         if not isinstance(data, dict) or data.get("format") != RANKS_FORMAT:
             format_ = data.get("format") if isinstance(data, dict) else None
             raise CaptureError(f"not a multi-rank kernelviz capture (format {format_!r})")
-        return _versioned(cls, data)
+        from .codec import read
+
+        return read(cls, data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Ranks:
-        with without_gc():
-            return cls.from_dict(_capture_json(text, "a multi-rank kernelviz capture"))
+        from .codec import read_text
 
+        return read_text(cls, text, "a multi-rank kernelviz capture")
 
-def _capture_json(text: str | bytes, expected: str = "a kernelviz capture") -> Any:
-    """JSON data of a capture's text; a one-line :class:`CaptureError` where it is not JSON, ending with what
-    was ``expected``."""
-    try:
-        return loads(text)
-    except UnicodeDecodeError:
-        raise CaptureError(f"binary data, not JSON text; expected {expected} (.json)") from None
-    except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):  # it ran out of text
-            end = json.JSONDecodeError("", exc.doc, len(exc.doc))
-            raise CaptureError(f"the JSON ends early at line {end.lineno} column {end.colno} (a truncated "
-                               f"file?); expected {expected}") from None
-        raise CaptureError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                           f"expected {expected}") from None
-    except ValueError as exc:
-        raise CaptureError(f"not valid JSON ({exc}); expected {expected}") from None
+    # Views: the ranks compared, then the reference rank's capture ------------------------------------
+    def to_html(self) -> str:
+        """A self-contained HTML page of the job's ranks (see :mod:`kernelviz.views.ranks_html`)."""
+        from .views.ranks_html import page
 
+        return page(self)
 
-def _versioned(cls: type, data: Any) -> Any:
-    """``cls`` built from its JSON data, if this kernelviz reads the data's schema version (one line
-    naming the field that is wrong otherwise)."""
-    _check_capture(data)
-    if data["schema_version"] < 3:
-        data = _upgraded(data)
-    with without_gc():
-        built = _build(cls, data)
-    built.schema_version = SCHEMA_VERSION
-    _check_order(built)
-    return built
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .views.ranks_display import mimebundle
 
+        return mimebundle(self)
 
-def _check_order(capture: Any) -> None:
-    """A launch's ``index`` is its place in its graph's ``call()`` (views and diffs look launches up by it)."""
-    for g, graph in enumerate(getattr(capture, "graphs", [])):
-        for i, launch in enumerate(getattr(graph, "launches", [])):
-            if launch.index != i:
-                raise CaptureError(f"graphs[{g}].launches[{i}].index: expected {i} (its place in call()), "
-                                   f"got {_describe(launch.index)}")
+    def __str__(self) -> str:
+        """The text summary of the job's ranks, at the terminal's width."""
+        from .views.ranks_text import summary
 
-
-def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
-    """Schema 1 and 2 data as schema 3 reads it: each kernel's fragment nodes as the lines they were read from
-    (a copy where anything changes; the nodes are checked as schema 2 read them, naming a bad field)."""
-    def capture(cap: Any, path: list[str | int]) -> Any:
-        if type(cap) is not dict or type(cap.get("graphs")) is not list:
-            return cap
-        graphs = [graph_(g, [i, "graphs", *path]) for i, g in enumerate(cap["graphs"])]
-        return {**cap, "graphs": graphs, "schema_version": SCHEMA_VERSION}  # a rank's capture, saved alone
-
-    def graph_(graph: Any, path: list[str | int]) -> Any:
-        if type(graph) is not dict or type(graph.get("kernels")) is not list:
-            return graph
-        return {**graph, "kernels": [kernel(k, [i, "kernels", *path]) for i, k in enumerate(graph["kernels"])]}
-
-    def kernel(k: Any, path: list[str | int]) -> Any:
-        if type(k) is not dict or "fragment" not in k:
-            return k
-        try:
-            return {**k, "fragment": [node.line() for node in nodes(k["fragment"])]}
-        except _Invalid as error:
-            if not error.path:
-                error.expected = "a list"
-            error.path += ["fragment", *path]
-            raise CaptureError(error.message()) from None
-
-    nodes = _converter(list[FragmentNode])
-    if data.get("format") == RANKS_FORMAT:
-        data = {**data}
-        if "reference" in data:
-            data["reference"] = capture(data["reference"], ["reference"])
-        if type(data.get("captures")) is list:
-            data["captures"] = [capture(c, [i, "captures"]) for i, c in enumerate(data["captures"])]
-        return data
-    return capture(data, [])
-
-
-def dumps(value: Any, indent: int | None = None) -> str:
-    """JSON text of model objects and JSON data: by orjson (which writes dataclasses itself, ~5x faster) where it is
-    installed, else by the standard library."""
-    if orjson is not None and indent is None:
-        try:
-            return orjson.dumps(value).decode()
-        except TypeError:  # orjson.JSONEncodeError, e.g. an integer over 64 bits: the standard library writes it
-            pass
-    return json.dumps(value, default=_fields, indent=indent)
-
-
-def json_data(value: Any) -> Any:
-    """Model objects as JSON data (``loads(dumps(value))``). What orjson wrote it reads back as it is, integers
-    included (it writes none beyond 64 bits), so its text is neither decoded nor scanned for long digits."""
-    with without_gc():
-        if orjson is not None:
-            try:
-                return orjson.loads(orjson.dumps(value))
-            except TypeError:  # e.g. an integer over 64 bits: the standard library's way
-                pass
-        return loads(dumps(value))
-
-
-def loads(text: str | bytes) -> Any:
-    """JSON data of JSON text (orjson where installed). NaN, Infinity and numbers too large for a double
-    are refused (``ValueError``), as orjson does: they could not be written back."""
-    if orjson is not None and not _long_digits(text):
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError as exc:  # the standard library says where
-            if "ecursion limit" in str(exc) or "depth limit" in str(exc):  # orjson before 3.11 / since
-                raise _too_deep() from None
-    if _depth(text) > MAX_DEPTH:  # refused by depth, not by the interpreter's recursion limit (Inductor raises it)
-        raise _too_deep()
-    try:
-        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
-    except RecursionError:
-        raise _too_deep() from None
-
-
-MAX_DEPTH = 1024  # orjson's limit
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_BRACKETS = bytes(1 if c in b"[{" else 255 if c in b"]}" else 0 for c in range(256))  # +1, -1 (mod 256), nothing
-
-
-def _depth(text: str | bytes) -> int:
-    """How deep the brackets of JSON text nest, outside its strings."""
-    data = _STRING.sub(b"", text.encode() if isinstance(text, str) else text)
-    depth = deepest = 0
-    for step in data.translate(_BRACKETS).replace(b"\0", b""):
-        depth += 1 if step == 1 else -1
-        deepest = max(deepest, depth)
-    return deepest
-
-
-def _too_deep() -> ValueError:
-    return ValueError("nested too deep for a JSON reader: over about 1,000 levels, where a capture has about 10")
-
-
-_DIGITS = bytes(48 if 48 <= i < 58 else 32 for i in range(256))  # digits to "0", all else to " "
-
-
-def _long_digits(text: str | bytes) -> bool:
-    """Whether 19 digits stand in a row: maybe an integer beyond 64 bits, which orjson reads as a float and the
-    standard library exactly (a translate and a find: about 4 ms per MB, a regex takes 20-30)."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
-    return b"0" * 19 in data.translate(_DIGITS)
-
-
-def _not_a_number(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        _not_a_number(text)
-    return value
-
-
-def _fields(value: Any) -> dict[str, Any]:
-    """``json.dumps`` hook: a model object as the dict of its fields (the encoder walks the rest)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: getattr(value, name) for name in _hints(type(value))}
-    raise TypeError(f"{type(value).__name__} is not part of the kernelviz model and cannot be written as JSON")
-
-
-@contextlib.contextmanager
-def without_gc():
-    """Pause the cyclic garbage collector while a large tree of new objects is built: it would scan
-    them again and again (a 20 MB capture builds millions), and they hold no cycles. On the way out the
-    young objects go straight to the oldest generation (``gc.freeze`` then ``gc.unfreeze``, both O(1))
-    instead of being scanned by the first young collection; where the process froze objects of its own,
-    nothing is moved and they stay frozen."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
-# Reading JSON back: one converter per annotated type, made once, that checks each value's JSON type
-# and names the path of the first bad one.
-class _Invalid(Exception):
-    def __init__(self, expected: str, value: Any):
-        super().__init__(expected)
-        self.expected, self.value, self.path = expected, value, []  # path built innermost first
-
-    def message(self) -> str:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if p.isidentifier() else f"[{p!r}]"
-                        for p in reversed(self.path)).lstrip(".")
-        return f"{where or 'capture'}: expected {self.expected}, got {_describe(self.value)}"
-
-
-def _describe(value: Any) -> str:
-    if value is _MISSING:
-        return "nothing (the field is missing)"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}" + ("..." if len(value) > 40 else "")
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    if isinstance(value, dict) and not value:
-        return "an empty object"
-    if isinstance(value, dict):
-        return f"an object with keys {', '.join(repr(k)[:40] for k in list(value)[:6])}" + (
-            ", ..." if len(value) > 6 else "")
-    return type(value).__name__
-
-
-_MISSING = object()
-_CONVERTERS: dict[Any, Any] = {}
-
-
-def _converter(tp: Any):
-    """A function JSON value -> model value for annotation ``tp``; raises :class:`_Invalid`."""
-    if tp not in _CONVERTERS:
-        _CONVERTERS[tp] = _make_converter(tp)
-    return _CONVERTERS[tp]
-
-
-_EXPECTED = {str: "a string", int: "an integer", bool: "true or false", float: "a number"}
-
-
-def _expected(tp: Any) -> str:
-    """What a value of annotation ``tp`` looks like in JSON, in words."""
-    if tp in _EXPECTED:
-        return _EXPECTED[tp]
-    if dataclasses.is_dataclass(tp):
-        return f"an object ({tp.__name__})"
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        return " or ".join("null" if a is type(None) else _expected(a) for a in args)
-    return {list: "a list", dict: "an object"}.get(origin, "a value")
-
-
-def _exact(tp: type):
-    def convert(value):
-        if type(value) is tp:
-            return value
-        raise _Invalid(_EXPECTED[tp], value)
-    return convert
-
-
-def _number(value):
-    if type(value) is float:
-        return value
-    if type(value) is int:
-        return float(value)
-    raise _Invalid("a number", value)
-
-
-def _anything(value: Any) -> Any:
-    if value is _MISSING:
-        raise _Invalid("a value", value)
-    return value
-
-
-def _make_converter(tp: Any):
-    if tp is Any:
-        return _anything
-    if tp is str:
-        return _exact(str)
-    if tp is int:
-        return _exact(int)
-    if tp is bool:
-        return _exact(bool)
-    if tp is float:
-        return _number
-    if dataclasses.is_dataclass(tp):
-        return _dataclass_converter(tp)
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        inner = [a for a in args if a is not type(None)]
-        if len(inner) == 1:
-            return _converter(inner[0])  # null passes the dataclass converter's fast path
-        return _anything
-    if origin is list:
-        return _list_converter(args[0])
-    if origin is dict:
-        return _dict_converter(args[1])
-    return _anything  # a type this reader does not check
-
-
-_PLAIN_ITEMS = {str: ("a list of strings", "a string"), int: ("a list of integers", "an integer")}
-
-
-def _list_converter(item_type: Any):
-    if item_type in _PLAIN_ITEMS:  # the common case, checked without a call per item
-        expected, expected_item = _PLAIN_ITEMS[item_type]
-
-        def plain_list(value):
-            if type(value) is not list:
-                raise _Invalid(expected, value)
-            for i, item in enumerate(value):
-                if type(item) is not item_type:
-                    error = _Invalid(expected_item, item)
-                    error.path.append(i)
-                    raise error
-            return value[:]  # the capture's own list, never the caller's data
-        return plain_list
-    item = _item_converter(item_type)
-
-    def any_list(value):
-        if type(value) is not list:
-            raise _Invalid("a list", value)
-        return [_at(i, item, v) for i, v in enumerate(value)]
-    return any_list
-
-
-def _dict_converter(value_type: Any):
-    item = _item_converter(value_type)
-    check = value_type is not Any
-
-    def convert(value):
-        if type(value) is not dict:
-            raise _Invalid("an object", value)
-        return {k: _at(k, item, v) for k, v in value.items()} if check else dict(value)
-    return convert
-
-
-def _item_converter(tp: Any):
-    """The converter of a list's items or a dict's values: as a field's, and null where ``tp`` allows it
-    (a field's null is let through by its dataclass's converter; an item's by this)."""
-    convert = _converter(tp)
-    if typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp):
-        return lambda value: None if value is None else convert(value)
-    return convert
-
-
-def _at(key: str | int, convert, value: Any) -> Any:
-    """``convert(value)``, where ``value`` sits at ``key`` of its container (put on the path of an error)."""
-    try:
-        return convert(value)
-    except _Invalid as error:
-        error.path.append(key)
-        raise
-
-
-def _dataclass_converter(cls: type):
-    """Check every field of ``cls`` and build the object without calling ``__init__`` (no dataclass in
-    the model has a ``__post_init__``): values of an exact expected type are taken as they are."""
-    if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__}: the JSON reader builds model objects without __init__")
-    fields, hints = [], _hints(cls)
-    for f in dataclasses.fields(cls):
-        if f.name in hints:
-            tp = hints[f.name]
-            default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory
-            factory = f.default_factory is not dataclasses.MISSING
-            fields.append((f.name, _as_is(tp), _converter(tp), default, factory))
-    expected = f"an object ({cls.__name__})"
-    new = object.__new__
-
-    def convert(value):
-        if type(value) is not dict:
-            raise _Invalid(expected, value)
-        out = {}
-        for name, as_is, conv, default, factory in fields:
-            v = value.get(name, _MISSING)
-            if type(v) in as_is:
-                out[name] = v
-            elif v is _MISSING and default is not dataclasses.MISSING:
-                out[name] = default() if factory else default
-            else:  # a value to check, or a required field that is missing (every converter refuses _MISSING)
-                try:
-                    out[name] = conv(v)
-                except _Invalid as error:
-                    if not error.path:  # the field's own value: say all it may be (e.g. "or null")
-                        error.expected = _expected(hints[name])
-                    error.path.append(name)
-                    raise
-        obj = new(cls)
-        obj.__dict__ = out
-        return obj
-    return convert
-
-
-def _as_is(tp: Any) -> tuple[type, ...]:
-    """JSON types that need no check or conversion for annotation ``tp`` (the fast path)."""
-    if tp in (str, int, bool, float):
-        return (tp,)
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
-        inner = next(a for a in args if a is not type(None))
-        return (type(None), inner) if inner in (str, int, bool, float) else (type(None),)
-    return ()
-
-
-def _check_capture(data: Any) -> None:
-    """The top level of a capture: an object of a readable schema; raise a CaptureError otherwise."""
-    what = "expected a JSON object with schema_version and graphs"
-    if not isinstance(data, dict):
-        raise CaptureError(f"not a kernelviz capture: {what}, got {_describe(data)}")
-    if "nbformat" in data and "cells" in data:
-        raise CaptureError("a Jupyter notebook, not a kernelviz capture (read a kernelviz output of a notebook, "
-                           "out['data']['application/vnd.kernelviz.v1+json'], with "
-                           "kernelviz.views.payload.capture_from_bundle)")
-    if "encoding" in data:
-        raise CaptureError(f"the compact form a notebook saves ({data['encoding']!r:.40}), not a capture's JSON: "
-                           "read it with kernelviz.views.payload.capture_from_bundle")
-    version = data.get("schema_version", _MISSING)
-    if version is _MISSING:
-        raise CaptureError(f"not a kernelviz capture (no schema_version): {what}, got {_describe(data)}")
-    if version not in READABLE_SCHEMAS or type(version) is not int:
-        readable = f"schemas {READABLE_SCHEMAS[0]} to {READABLE_SCHEMAS[-1]}"
-        if type(version) is int and version > SCHEMA_VERSION:
-            why = f"written by a newer kernelviz (this one reads {readable}): upgrade kernelviz to read it"
-        elif type(version) is int:
-            why = f"written by an older kernelviz than this one reads ({readable})"
-        else:
-            why = f"expected an integer (this kernelviz reads {readable})"
-        raise CaptureError(f"kernelviz capture schema {version!r} is not supported: {why}")
-
-
-def _build(cls: type, data: Any) -> Any:
-    """A model object of ``cls`` from JSON data; a :class:`CaptureError` names the bad field."""
-    try:
-        return _converter(cls)(data)
-    except _Invalid as error:
-        raise CaptureError(error.message()) from None
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(tp: type) -> dict[str, Any]:
-    if tp not in _HINTS:
-        names = {f.name for f in dataclasses.fields(tp)}
-        _HINTS[tp] = {k: v for k, v in typing.get_type_hints(tp).items() if k in names}
-    return _HINTS[tp]
+        return summary(self)

@@ -70,7 +70,6 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
         from ..repro.record import expect  # the repro scripts' expected outputs, one child process for all
 
         expect(recorded, progress=progress)
-    capture.advice()  # the findings of the figures just measured
     return capture
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..live import module_globals
-from ..model import Capture, Graph
+from ..model import Capture, Graph, GraphRun
 from .errors import BenchError
 from .inputs import live_inputs
 from .measure import check, talks
@@ -19,18 +19,15 @@ from .measure import check, talks
 class GraphPlan:
     graph: Graph
     where: str  # "user", "together", "here", "elsewhere", or "none" (``cannot`` says why)
-    run: Any = None  # the graph's live side (recorder.GraphRun), where this process ran it
+    run: GraphRun | None = None  # the graph's live side, where this process ran it
     args: list[Any] | None = None  # the tensors it ran with, where they live
     cannot: str | None = None
 
 
 def plan(capture: Capture) -> list[GraphPlan]:
-    from ..recorder import live_runs
-
-    runs = live_runs(capture)
     plans = []
-    for i, graph in enumerate(capture.graphs):
-        run = runs.get(i)
+    for graph in capture.graphs:
+        run = graph._run
         args = live_inputs(run.inputs) if run is not None else None
         if talks(graph):
             plans.append(GraphPlan(graph, "together", run, args))
@@ -45,7 +42,7 @@ def plan(capture: Capture) -> list[GraphPlan]:
     return plans
 
 
-def as_recorded(graph: Graph, run: Any) -> bool:
+def as_recorded(graph: Graph, run: GraphRun | None) -> bool:
     """Whether ``graph`` can be timed here on recreated inputs: its module is live in this process and the
     run recorded every input, with the values of every integer tensor (in the model, or too big for it, kept
     on its device in this process; none to make up: a bool mask too big to keep gets random bits, which
@@ -59,7 +56,7 @@ def as_recorded(graph: Graph, run: Any) -> bool:
     return module_globals(graph, run.compiled() if run.compiled is not None else None) is not None
 
 
-def kept_values(run: Any) -> list[Any]:
+def kept_values(run: GraphRun | None) -> list[Any]:
     """By input position, the device copies of larger integer inputs the run kept in this process."""
     return [snap.live for snap in run.specs or []] if run is not None else []
 

@@ -3,8 +3,8 @@
 A :class:`Diff` holds both captures, the graphs matched between them (:class:`GraphMatch`), the
 launches matched inside each pair of graphs (:class:`Group`: one-to-one, fused, split, added or
 removed, with its :class:`Measure` s on both sides) and one :class:`Match` per kernel or extern call.
-Like the capture model, this module imports only :mod:`kernelviz.model`; the methods that render a
-diff import their view when called.
+Like the capture model, this module imports only the model and its codec at import time; the methods that
+render a diff are doors into its views, imported when called.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
-from ..model import Capture, CaptureError, Document, _build, _hints
+from ..codec import build, field_types
+from ..model import Capture, CaptureError, Document
 
 FORMAT = "kernelviz-diff"
 DIFF_VERSION = 1
@@ -147,7 +148,7 @@ class Diff(Document):
                                f"(this kernelviz reads {DIFF_VERSION})")
         if not isinstance(data.get("a"), dict) or not isinstance(data.get("b"), dict):
             raise CaptureError("a kernelviz diff without its two captures (\"a\" and \"b\")")
-        parts = {name: _build(tp, data[name]) for name, tp in _hints(cls).items()
+        parts = {name: build(tp, data[name]) for name, tp in field_types(cls).items()
                  if name in data and name not in ("a", "b")}
         return cls(a=Capture.from_dict(data["a"]), b=Capture.from_dict(data["b"]), **parts)
 
@@ -158,6 +159,24 @@ class Diff(Document):
         except ValueError as exc:
             raise CaptureError(f"not JSON ({exc}); expected a kernelviz diff") from None
         return cls.from_dict(data)
+
+    # Views ------------------------------------------------------------------------------------------
+    def to_html(self) -> str:
+        """A self-contained HTML page of the diff (see :mod:`kernelviz.views.diff_html`)."""
+        from ..views.diff_html import page
+
+        return page(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from ..views.diff_display import mimebundle
+
+        return mimebundle(self)
+
+    def __str__(self) -> str:
+        """What changed, as text at the terminal's width (see :mod:`kernelviz.views.diff_text`)."""
+        from ..views.diff_text import summary
+
+        return summary(self)
 
 
 def _number(x: Any) -> bool:

@@ -9,7 +9,8 @@ import re
 import stat
 from pathlib import Path
 
-from ..model import Capture, CaptureError, Graph, Ranks, without_gc
+from ..codec import without_gc
+from ..model import Capture, CaptureError, Graph, Ranks
 from .kernels import find_kernels
 from .logs import unwrap
 from .wrapper import read_call

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from ..model import loads
+from ..codec import loads
 
 # One token of a literal's code, outside its strings (split out, so that the pieces between them are left as
 # they are): a number (kept as it is, and consumed whole so that no name starts inside it, as in 1e-05); a

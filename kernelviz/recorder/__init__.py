@@ -1,5 +1,5 @@
 """Live capture of what Inductor compiles and runs."""
 
-from .session import CaptureSession, live_runs
+from .session import Recorder
 
-__all__ = ["CaptureSession", "live_runs"]
+__all__ = ["Recorder"]

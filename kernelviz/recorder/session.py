@@ -1,77 +1,42 @@
-"""``kernelviz.capture()``: record every graph Inductor compiles or runs in this thread inside a ``with`` block,
-and dynamo's reasons for what it did not compile."""
+"""The recorder: what Inductor compiles and runs in this thread inside a capture, and dynamo's reasons for what it
+did not compile, built into the model's graphs when the block ends. It records and builds, nothing more: what a
+capture's life does next (stages, timing, findings) is the conductor's (:mod:`kernelviz.conductor`)."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
-import time
 import weakref
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir import read_in_background, stage_jobs
 from ..jiterator import recording as jiterator_calls
-from ..model import Capture, DynamoEvent
+from ..model import Capture, DynamoEvent, GraphRun
 from . import distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
 from .overlay import build_graph
-from .specs import InputSnapshot, apply_snapshot, snapshot
+from .specs import apply_snapshot, snapshot
 
 _RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
 
 
-@dataclass
-class GraphRun:
-    """What the hooks saw of one module during a capture (not serialised)."""
+class Recorder:
+    """Records into ``capture`` between :meth:`start` and :meth:`stop` what its own thread compiles and runs (see
+    :mod:`.routing`), then :meth:`build` makes the graphs. With ``hold_inputs`` the tensors each graph ran with
+    are held until :meth:`release_inputs` (to be timed on), else only weakly. With ``profile`` the block runs under
+    torch.profiler, which splits its time into compute, communication and idle (``Capture.step``)."""
 
-    code: str
-    cache: str  # "compiled", "fx_cache_hit" or "reused" (only run: compiled before the capture)
-    thread: str  # the thread where the capture first saw it
-    calls: int = 0
-    compiled: Any = None  # weakref to the CompiledFxGraph
-    inputs: list[Any] | None = None  # weakrefs to tensors; other values as they were
-    specs: list[InputSnapshot] | None = None  # what the inputs were when the graph first ran
-    caller: Any = None  # the user's line that first ran it (SourceLocation)
-    sources: list[traces.Sources] = field(default_factory=list)  # the graphs it was compiled from in this run
-    frames: set[tuple[str, str]] = field(default_factory=set)  # (file, function) of the user's frames that ran it
-    first_seen: float = field(default_factory=time.perf_counter)
-
-
-_LIVE: dict[int, dict[str, GraphRun]] = {}
-
-
-def live_runs(capture: Capture) -> dict[int, GraphRun]:
-    """The runtime side of a capture made in this process, by graph position (empty for a loaded one)."""
-    runs = _LIVE.get(id(capture), {})
-    keys = [inductor.code_key(g.code) for g in capture.graphs]
-    return {i: runs[k] for i, k in enumerate(keys) if k in runs}
-
-
-class CaptureSession:
-    """Context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`,
-    filled in when the block exits (also when it raises). It records what its own thread compiles
-    and runs (see :mod:`.routing`). With ``bench=True`` the graphs are timed at exit on the tensors
-    they ran with, which are held until then. With ``profile`` (by default: when timing on a rank of a
-    torch.distributed job) the block itself runs under torch.profiler, which splits its time into
-    compute, communication and idle (``Capture.step``)."""
-
-    def __init__(self, *, fresh_compile: bool = False, bench: bool = False, repros: bool = False,
-                 progress: Any = True, profile: bool | None = None) -> None:
-        self.fresh_compile, self.bench, self.repros, self.progress = fresh_compile, bench, repros, progress
-        self.profile = profile
+    def __init__(self, capture: Capture, *, fresh_compile: bool = False, hold_inputs: bool = False,
+                 profile: bool = False) -> None:
+        self.capture, self.fresh_compile, self.hold_inputs, self.profile = capture, fresh_compile, hold_inputs, profile
         self._step: Any = None
         self.runs: dict[str, GraphRun] = {}
         self.regenerated: set[str] = set()
         self.compile_ids: set[str] = set()  # dynamo compiles whose graphs this capture saw
         self.warnings: list[str] = []
         self.dynamo: list[DynamoEvent] = []
-        self.capture = Capture()
         self._config: contextlib.ExitStack | None = None
         self._ident: int | None = None
-        _LIVE[id(self.capture)] = self.runs
-        weakref.finalize(self.capture, _LIVE.pop, id(self.capture), None)
 
     # Recorder protocol (see routing.Recorder) --------------------------------------------
     def _run(self, code: str, key: str, cache: str) -> GraphRun:
@@ -103,7 +68,7 @@ class CaptureSession:
                 run.sources = list(traces.of_module(compiled))
                 run.frames = running_frames()
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
-            run.inputs = list(inputs) if self.bench else [_weak(x) for x in inputs]
+            run.inputs = list(inputs) if self.hold_inputs else [_weak(x) for x in inputs]
 
     def on_dynamo(self, event: DynamoEvent) -> None:
         last = self.dynamo[-1] if self.dynamo else None
@@ -125,8 +90,9 @@ class CaptureSession:
         if message not in self.warnings:
             self.warnings.append(message)
 
-    # Context manager ---------------------------------------------------------------------
-    def __enter__(self) -> Capture:
+    # The recording ---------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Attach the hooks (and the profiler); :meth:`stop` undoes every one of them."""
         import torch._inductor.config as inductor_config
 
         self._config = contextlib.ExitStack()
@@ -136,7 +102,7 @@ class CaptureSession:
         self._ident, skipped = inductor.attach(self)
         if skipped:
             self.warn("some Inductor/dynamo hooks are missing in this torch version: " + ", ".join(skipped))
-        if self.profile or (self.profile is None and self.bench and distributed.initialized()):
+        if self.profile:
             from .step import StepProfiler
 
             self._step = StepProfiler()
@@ -145,9 +111,9 @@ class CaptureSession:
             except Exception as exc:  # noqa: BLE001 - no profile, the capture goes on
                 self.warn(f"the block could not be profiled: {type(exc).__name__}: {exc}")
                 self._step = None
-        return self.capture
 
-    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+    def stop(self) -> None:
+        """Stop the profiler and detach every hook and patch, whatever fails on the way."""
         try:
             self._stop_profile()
         finally:
@@ -156,16 +122,11 @@ class CaptureSession:
             finally:
                 if self._config is not None:
                     self._config.close()
-        try:
-            self._build(self.capture)
-            if self.capture.step is not None and any(g.cache == "compiled" for g in self.capture.graphs):
-                self.capture.step.note = ("the block compiled graphs, so its idle time holds the compile: "
-                                          "capture a later step for the split of a warm one")
-            if self.bench and exc_type is None and self.capture.graphs:
-                self.capture.bench(progress=self.progress, repros=self.repros)
-        finally:
-            for run in self.runs.values():
-                run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
+
+    def release_inputs(self) -> None:
+        """Hold the graphs' input tensors no longer (only weakly): the timing at exit is over."""
+        for run in self.runs.values():
+            run.inputs = [_weak(x) for x in run.inputs] if run.inputs is not None else None
 
     def _stop_profile(self) -> None:
         if self._step is None:
@@ -178,7 +139,10 @@ class CaptureSession:
             self.warn(f"the block's profile failed: {type(exc).__name__}: {exc}")
         self._step = None
 
-    def _build(self, capture: Capture) -> None:
+    def build(self) -> None:
+        """The capture's graphs from what was recorded (in the order they were first seen), its versions and
+        device, dynamo's events and the recorder's warnings; each graph keeps its live side (``Graph._run``)."""
+        capture = self.capture
         for key, value in {**environment(), **distributed.job()}.items():
             setattr(capture, key, value)
         capture.warnings.extend(self.warnings)
@@ -189,7 +153,6 @@ class CaptureSession:
                 f"{n} graph{'s were' if n > 1 else ' was'} in Inductor's cache without kernelviz metadata (the cache "
                 f"was filled without kernelviz): kernelviz had Inductor generate {'their' if n > 1 else 'its'} code "
                 "again to read it; the cache stays valid")
-        jobs = []
         for key, run in sorted(self.runs.items(), key=lambda item: item[1].first_seen):
             try:
                 records = inductor.kernel_records(key)
@@ -201,13 +164,13 @@ class CaptureSession:
             graph.fusions = inductor.fusion_decisions(key)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
-            jobs += stage_jobs(graph, run.compiled() if run.compiled is not None else None)  # Triton's stages
+            graph._run = run
             capture.graphs.append(graph)
         name_cells(capture.graphs, capture.dynamo)
-        if pending := read_in_background(jobs):
-            capture._stages = pending
         distributed.resolve_groups(capture.graphs)
-        capture.advice()
+        if capture.step is not None and any(g.cache == "compiled" for g in capture.graphs):
+            capture.step.note = ("the block compiled graphs, so its idle time holds the compile: "
+                                 "capture a later step for the split of a warm one")
         if not capture.graphs:
             skipped = [e for e in capture.dynamo if e.kind == "skip"]
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (

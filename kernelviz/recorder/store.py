@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import CaptureError, FusionDecision, _build, dumps, write_atomically
+from ..codec import build, dumps, write_atomically
+from ..model import CaptureError, FusionDecision
 
 FORMAT = "v2"  # v2: the node names of each stack trace and the fusion decisions (v1 entries are passed over)
 
@@ -75,6 +76,6 @@ def load(key: str) -> list[KernelRecord] | None:
 def load_fusions(key: str) -> list[FusionDecision] | None:
     """The stored fusion decisions of one module, or None where none were stored (or they do not read)."""
     try:
-        return _build(list[FusionDecision], _read(key)["fusions"])
+        return build(list[FusionDecision], _read(key)["fusions"])
     except (TypeError, KeyError, CaptureError):
         return None

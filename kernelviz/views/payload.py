@@ -17,7 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks, dumps, loads
+from ..codec import dumps, loads
+from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .highlight import language, tokens
 from .hip import hip_view

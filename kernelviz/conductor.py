@@ -1,0 +1,68 @@
+"""A capture's life, top to bottom: what ``kernelviz.capture()`` and ``%%kernelviz`` do, step by step.
+
+1. **record**: inside the block, the recorder's hooks see every graph Inductor compiles or runs in this thread
+   (:class:`~kernelviz.recorder.Recorder`); with ``bench`` the tensors each graph ran with are held for step 4.
+2. **build**: when the block ends (also when it raises) every hook is undone and the recorder builds the model's
+   graphs; each graph keeps its live side (``Graph._run``) for timing later in this process.
+3. **stages**: Triton's compiled stages (TTIR to SASS) are read in a thread (:mod:`kernelviz.ir`); whatever shows,
+   saves or times the capture waits for them (``Capture.wait_stages``).
+4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`); the
+   held tensors are let go afterwards, timed or not.
+5. **advice**: the findings of what was recorded and measured, worked out once (:mod:`kernelviz.advice`).
+
+``cap.bench()`` after the cell is steps 4 and 5 again (:func:`timed`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .advice import advise
+from .bench import bench
+from .ir import read_in_background, stage_jobs
+from .model import Capture
+from .recorder import Recorder, distributed
+
+
+class Capturing:
+    """The context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`, filled in when
+    the block exits. ``progress``: as :func:`kernelviz.bench.bench` takes it (the notebook's panel passes its
+    own reporter). ``profile`` None: profile the block when timing on a rank of a torch.distributed job."""
+
+    def __init__(self, *, fresh_compile: bool = False, bench: bool = False, repros: bool = False,
+                 profile: bool | None = None, progress: Any = True, capture: Capture | None = None) -> None:
+        self.capture = capture if capture is not None else Capture()
+        self.bench, self.repros, self.progress = bench, repros, progress
+        if profile is None:
+            profile = bench and distributed.initialized()
+        self.recorder = Recorder(self.capture, fresh_compile=fresh_compile, hold_inputs=bench, profile=profile)
+
+    def __enter__(self) -> Capture:
+        self.recorder.start()  # 1. record
+        return self.capture
+
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        capture = self.capture
+        self.recorder.stop()
+        try:
+            self.recorder.build()  # 2. build
+            capture._stages = read_in_background(  # 3. stages
+                [job for graph in capture.graphs for job in stage_jobs(graph, _compiled(graph))])
+            if self.bench and exc_type is None and capture.graphs:
+                bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
+        finally:
+            self.recorder.release_inputs()
+            capture.findings = advise(capture)  # 5. advice
+
+
+def timed(capture: Capture, **options: Any) -> Capture:
+    """Steps 4 and 5 again, after the block (``cap.bench()``): time every graph, then the findings anew."""
+    bench(capture, **options)
+    capture.findings = advise(capture)
+    return capture
+
+
+def _compiled(graph: Any) -> Any:
+    """The graph's compiled module, where it is alive in this process."""
+    run = graph._run
+    return run.compiled() if run is not None and run.compiled is not None else None
