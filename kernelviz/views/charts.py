@@ -15,8 +15,8 @@ from html import escape
 
 from ..model import DevicePeaks, Graph, Launch
 from .figures import positive, valid
-from .rules import peaks_known
-from .text import launch_kind, plural
+from .rules import launch_kind, peaks_known
+from .text import plural
 
 KIND_COLOURS = {"triton": "#4e79a7", "triton_template": "#b07aa1", "cpp": "#59a14f", "extern": "#f28e2b"}
 OTHER_COLOUR = "#76b7b2"

@@ -23,9 +23,9 @@ from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
-from .rules import peaks_known, rate, roof
+from .rules import kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
-from .text import compile_story, dynamo_lines, headline, launch_kind, plural, size, timed_on
+from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -81,7 +81,7 @@ def _share(share: float | None) -> str:
 
 def _row(graph: Graph, launch: Launch, known: bool, level: int) -> str:
     t = launch.timing
-    kernel = next((k for k in graph.kernels if k.name == launch.kernel_name), None)
+    kernel = kernel_of(graph, launch)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
     head, tail = short_name(launch.name, launch.original_aten, _NAME_CHARS, generated=launch.kernel_name is not None,
                             level=level)

@@ -1,6 +1,7 @@
-"""What every view shows of a launch, worked out once: its rate, its % of a roof and the forms of its name
-(``names.py``). The HTML reports and the text summary call these; the panel reads them from the payload's
-``view`` annex (:func:`launch_annex`), so that no rule is written twice."""
+"""What every view shows of a launch, worked out once: its kernel and kind, its rate, its % of a roof and the
+forms of its name (``names.py``). The HTML reports, the roofline SVG and the text summary call these; the panel
+reads the rates, % of roof and name forms from the payload's ``view`` annex (:func:`launch_annex`) and finds a
+launch's kernel by its ``kernel_name``, as the model refers to it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Capture, DevicePeaks, Graph, Launch
+from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from .figures import valid
 from .names import name_forms
 
@@ -31,6 +32,21 @@ class Roof:
     pct: float
     of: str
     tag: str
+
+
+def kernel_of(graph: Graph, launch: Launch) -> Kernel | None:
+    """The kernel a launch runs (what its row links to): None for an extern call or a kernel not in the graph."""
+    if launch.kernel_name is None:
+        return None
+    return next((k for k in graph.kernels if k.name == launch.kernel_name), None)
+
+
+def launch_kind(graph: Graph, launch: Launch) -> str:
+    """The kind shown for a launch: its kernel's kind, or "extern" for an extern call."""
+    if launch.kernel_name is None:
+        return "extern"
+    kernel = kernel_of(graph, launch)
+    return kernel.kind if kernel else "kernel"
 
 
 def rate(launch: Launch) -> Rate | None:
