@@ -18,6 +18,7 @@ from conftest import FIXTURES
 from kernelviz.views.diff_display import payload
 from kernelviz.views.diff_html import page as diff_page
 from kernelviz.views.diff_text import summary
+from kernelviz.views.names import short_name
 
 SHOTS = Path(__file__).resolve().parents[1] / "out"
 PAIRS = FIXTURES / "pairs-h100-torch2.11"
@@ -156,6 +157,32 @@ def test_panel_fits_480_to_1400_px_in_jupyterlab_themes(tmp_path, theme):
                         page.screenshot(path=str(SHOTS / f"diff_panel_{name}_{width}_{theme}.png"), full_page=True)
                 check_theme(page, theme, ".kv-diff .kv-story")
                 assert page.errors == []
+
+
+@needs_browser
+def test_panel_names_are_the_forms_in_the_payload(tmp_path):
+    """The diff panel picks each launch's name from the forms in the payload's annex (views/diff_display.py), as
+    the report's names.py does; forms that the names would not give are shown as the annex has them."""
+    d = pair("gpt_2", "gpt_3")
+    data = payload(d)
+    names = data["view"]["names"]
+    assert [sorted(n) for n in names["a"]] == [sorted({x.name for x in g.launches}) for g in d.a.graphs]
+    for entries in names["b"]:
+        for name, (_forms, tail, _ops) in entries.items():
+            entries[name] = [["made up"] * 4, tail, ["made"]]
+    with chromium_page() as page, serve(panel_site(tmp_path, json.dumps(data))) as url:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".kv-diff tr.kv-row")
+        rows = page.locator("tr.kv-row")
+        heads = [[], []]
+        for i in range(rows.count()):
+            for side in (0, 1):
+                heads[side] += rows.nth(i).locator("td.kv-c-name").nth(side).locator(".kv-name-head").all_inner_texts()
+        assert heads[1] and set(heads[1]) == {"made up"}  # b: the annex's forms
+        python = {short_name(x.name, x.original_aten, generated=x.kernel_name is not None)[0]
+                  for g in d.a.graphs for x in g.launches}
+        assert heads[0] and set(heads[0]) <= python  # a: names.py's
+        assert page.errors == []
 
 
 def repeated(name: str, launches: int, cut: slice | None = None):

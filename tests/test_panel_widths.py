@@ -1,7 +1,8 @@
 """The panel at output widths from 480 to 1,100 px, in JupyterLab's Light and Dark themes (their own CSS
 variables), in plain Chromium: nothing scrolls sideways, every column in view shows its whole text, names
-tell launches apart, the Compiled tab wraps its stages and hides line information; and the launch names of
-names.js are names.py's (the twins agree).
+tell launches apart, the Compiled tab wraps its stages and hides line information; the panel picks among the
+forms of names that Python made as names.py picks, and shows rates, % of roof and names as the payload's annex
+has them (it computes none of them).
 
 One page per capture; widths and themes change in place (the panel fits again on a resize), so a case costs
 about a tenth of a second. ``KV_SHOTS=dir`` also writes screenshots at 568 px."""
@@ -16,7 +17,7 @@ import pytest
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
-from kernelviz.views.names import column_labels, label, short_path
+from kernelviz.views.names import column_labels, label, name_forms, short_path
 from kernelviz.views.payload import payload, ranks_payload
 
 WIDTHS = (480, 568, 800, 1100)
@@ -220,15 +221,51 @@ NAMES = [(launch.name, list(launch.original_aten), launch.kernel_name is not Non
 
 
 @needs_browser
-def test_names_js_labels_as_names_py(tmp_path):
+def test_names_js_picks_the_forms_names_py_picks(tmp_path):
+    """The panel gets each name's forms from Python and only picks the one that fits: at every budget and level
+    (down to where no form fits and the ops are cut) it picks what names.py does."""
     site = _site(tmp_path, kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"))
+    forms = [name_forms(n, tuple(a), g).to_json() for n, a, g in NAMES]
     with serve(site) as url, chromium_page() as page:
         _page(page, url)
-        for budget in (12, 20, 32, 60):
-            for level in (0, 2):
-                js = page.evaluate("([names, b, l]) => names.map(([n, a, g]) => window.nameLabel(n, a, b, g, l))",
-                                   [NAMES, budget, level])
+        for budget in (8, 12, 20, 32, 60):
+            for level in (0, 2, 3):
+                js = page.evaluate("([forms, b, l]) => forms.map((f) => window.nameLabel(f, b, l))",
+                                   [forms, budget, level])
                 assert js == [label(n, a, budget, generated=g, level=level) for n, a, g in NAMES], (budget, level)
+
+
+@needs_browser
+def test_panel_rows_show_what_the_payload_annex_says(tmp_path):
+    """Rates, % of roof and names are read from the view annex, not worked out from the model: an annex that
+    says what the model would not give is shown as it says."""
+    cap = CAPTURES["resnet18"]()
+    data = payload(cap)
+    launches = cap.graphs[0].launches
+    first, second = launches[0], launches[1]
+    annex = data["view"]["launches"][0]
+    assert annex["rates"][str(first.index)] and annex["roofs"][str(first.index)]  # the model gives both
+    annex["rates"][str(first.index)] = [123.0, "GB/s bus", False]
+    annex["roofs"][str(first.index)] = [42.0, "made-up peak", "flop"]
+    annex["names"][first.name] = [["made up"] * 4, "_99", ["made"]]
+    del annex["rates"][str(second.index)], annex["roofs"][str(second.index)]
+    site = panel_site(tmp_path, json.dumps(data))
+    (site / "widths.html").write_text(PAGE)
+    _theme_css(site)
+    with serve(site) as url, chromium_page() as page:
+        _page(page, url)
+        heads = [c.strip(" ▲▼") for c in page.locator(".kv-table th").all_inner_texts()]
+        rows = page.locator(".kv-table .kv-row")
+        cells = dict(zip(heads, rows.nth(0).locator("td").all_inner_texts()))
+        name = rows.nth(0).locator("td").nth(1)
+        assert [name.locator(".kv-name-head").inner_text(), name.locator(".kv-name-tail").inner_text()] == [
+            "made up", "_99"] and name.get_attribute("title") == first.name
+        assert cells["achieved"] == "123 GB/s bus" and cells["% roof"] == "42% flop"
+        assert rows.nth(0).locator("td").nth(heads.index("% roof")).get_attribute("title").startswith(
+            "42.0% of the made-up peak")
+        cells = dict(zip(heads, rows.nth(1).locator("td").all_inner_texts()))
+        assert cells["achieved"] == "" and cells["% roof"] == "" and cells["bound"]  # the model's bound stays
+        assert page.errors == []
 
 
 def test_names_say_what_a_launch_computes():

@@ -234,3 +234,48 @@ def test_panel_fits_700_to_2000_px_and_the_column_chooser_adds_columns(tmp_path)
         page.locator("input[data-column='aten']").check()
         assert "original ATen" in page.locator(".kv-table thead").inner_text()
         assert page.errors == []
+
+
+def test_rules_give_a_launchs_rate_and_roof():
+    from kernelviz.model import Collective, Launch, LaunchTiming
+    from kernelviz.views.rules import Rate, Roof, rate, roof
+
+    def launch(**timing):
+        return Launch(index=0, step=0, kernel_name="k", timing=LaunchTiming(**timing))
+
+    compute = launch(gb_per_s=900.0, tflop_per_s=50.0, bound="compute", pct_peak_flops=130.0, pct_peak_bw=20.0,
+                     dtype="bfloat16", cache_resident=True)
+    assert rate(compute) == Rate(50.0, "TFLOP/s")  # cache-resident qualifies a GB/s only
+    assert roof(compute, True) == Roof(100.0, "bfloat16 compute peak", "")  # never above 100
+    assert roof(compute, False) is None  # no % of a roof where the peaks are not known
+    memory = launch(gb_per_s=4000.0, tflop_per_s=1.0, bound="memory", pct_peak_bw=80.0, cache_resident=True)
+    assert rate(memory) == Rate(4000.0, "GB/s", True) and roof(memory, True) == Roof(80.0, "DRAM bandwidth peak", "")
+    unknown = launch(gb_per_s=10.0, pct_peak_flops=5.0)  # the bound not known: tagged with the peak it is of
+    assert roof(unknown, True) == Roof(5.0, "compute peak", "flop") and rate(unknown) == Rate(10.0, "GB/s")
+    assert roof(launch(pct_peak_bw=-3.0), True) == Roof(-3.0, "DRAM bandwidth peak", "bw")  # kept as it is
+    assert rate(launch()) is None and roof(launch(), True) is None
+    wire = Launch(index=1, step=1, op="_c10d_functional.all_reduce_", timing=LaunchTiming(gb_per_s=5.0),
+                  collective=Collective(op="all_reduce", bus_gb_per_s=150.0))
+    assert rate(wire) == Rate(150.0, "GB/s bus")
+
+
+@pytest.mark.parametrize("peaks", [True, False])
+def test_view_annex_holds_each_launchs_rate_roof_and_name_forms(peaks):
+    from kernelviz.views.names import label
+    from kernelviz.views.rules import rate, roof
+
+    cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"), peaks=peaks)
+    data = payload(cap)
+    graph, annex = cap.graphs[0], data["view"]["launches"][0]
+    assert data["view"]["peaks_known"] is peaks
+    assert len(annex["names"]) == len({x.name for x in graph.launches}) < len(graph.launches)  # one per name
+    for launch in graph.launches:
+        forms, tail, ops = annex["names"][launch.name]
+        assert f"{forms[0]} {tail}".strip() == label(launch.name, launch.original_aten, 200,
+                                                     generated=launch.kernel_name is not None)
+        r, f = rate(launch), roof(launch, peaks)
+        assert annex["rates"].get(str(launch.index)) == (r and [r.value, r.unit, r.cache_resident])
+        assert annex["roofs"].get(str(launch.index)) == (f and [f.pct, f.of, f.tag])
+    assert annex["rates"] and bool(annex["roofs"]) is peaks
+    view = live(data)["view"]
+    assert view["launches"] == data["view"]["launches"] and view["peaks_known"] is peaks  # the widget's too

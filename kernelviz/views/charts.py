@@ -15,7 +15,8 @@ from html import escape
 
 from ..model import DevicePeaks, Graph, Launch
 from .figures import positive, valid
-from .text import launch_kind, plural
+from .rules import launch_kind, peaks_known
+from .text import plural
 
 KIND_COLOURS = {"triton": "#4e79a7", "triton_template": "#b07aa1", "cpp": "#59a14f", "extern": "#f28e2b"}
 OTHER_COLOUR = "#76b7b2"
@@ -148,7 +149,7 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
         [_bandwidth_strip(graph, memory, peaks)] if memory else [])
     kinds = list(dict.fromkeys(launch_kind(graph, launch) for launch in flops + memory))
     parts.append(_legend(kinds))
-    known = peaks is not None and bool(peaks.dram_gb_per_s or peaks.tflops)
+    known = peaks_known(peaks)
     source = (f"ceilings of {peaks.device}: {peaks.source or 'source not given'}"
               + ("; right of the DRAM peak: cache-resident (inputs in L2)" if memory and peaks.dram_gb_per_s else "")
               if known else "no ceilings: this device's peaks are not known (so no % of a roof either)")

@@ -12,11 +12,13 @@ from .diff_html import report, shows_detail
 from .diff_source import source_diff
 from .diff_text import summary
 from .highlight import tokens
+from .rules import launch_names
 
 
 def payload(diff: Diff) -> dict[str, Any]:
     """The diff's JSON without the graphs' whole output code, plus a ``view`` annex: for each group that
-    changed, both sides' source, their pygments tokens and difflib's line opcodes."""
+    changed, both sides' source, their pygments tokens and difflib's line opcodes; and the forms of each side's
+    launch names, per graph (``rules.launch_names``)."""
     data = diff.to_dict()
     for side in ("a", "b"):
         for graph in data[side]["graphs"]:
@@ -27,7 +29,9 @@ def payload(diff: Diff) -> dict[str, Any]:
             src = source_diff(diff, group)
             sources[str(k)] = {"a": src["a"], "b": src["b"], "ops": src["ops"],
                                "ta": list(tokens(src["a"], src["lang_a"])), "tb": list(tokens(src["b"], src["lang_b"]))}
-    data["view"] = {"sources": sources}
+    names = {side: [launch_names(graph.launches) for graph in capture.graphs]
+             for side, capture in (("a", diff.a), ("b", diff.b))}
+    data["view"] = {"sources": sources, "names": names}
     return data
 
 

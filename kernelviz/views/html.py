@@ -23,8 +23,9 @@ from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
+from .rules import kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
-from .text import compile_story, dynamo_lines, headline, launch_kind, plural, size, timed_on
+from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -55,37 +56,17 @@ _HEAD = ("#", "launch", "kind", "in-graph ms", "share", "isolated ms", "achieved
 
 
 def _rate(launch: Launch) -> str:
-    """As the panel's rows.js: a collective's bus bandwidth; a kernel's TFLOP/s where compute bounds it or
-    only FLOPs are known, else its GB/s."""
-    t, c = launch.timing, launch.collective
-    if c is not None:
-        return shown(c.bus_gb_per_s, "GB/s bus")
-    if t is None:
+    r = rate(launch)
+    if r is None:
         return ""
-    if t.tflop_per_s is not None and (t.bound == "compute" or t.gb_per_s is None):
-        return shown(t.tflop_per_s, "TFLOP/s")
-    if t.gb_per_s is None:
-        return ""
-    return shown(t.gb_per_s, "GB/s") + (" cache-resident" if t.cache_resident and valid(t.gb_per_s) else "")
+    return shown(r.value, r.unit) + (" cache-resident" if r.cache_resident and valid(r.value) else "")
 
 
-def _roof(launch: Launch, peaks_known: bool) -> str:
-    """% of the roofline (as the panel's rows.js): of the peak that bounds the launch; where the bound is not
-    known, the figure says which peak it is of; nothing where the device's peaks are not known."""
-    t = launch.timing
-    if t is None or not peaks_known:
+def _roof(launch: Launch, known: bool) -> str:
+    f = roof(launch, known)
+    if f is None:
         return ""
-    if t.bound == "compute" and t.pct_peak_flops is not None:
-        pct, tag = t.pct_peak_flops, "flop"
-    elif t.pct_peak_bw is not None:
-        pct, tag = t.pct_peak_bw, "bw"
-    elif t.pct_peak_flops is not None:
-        pct, tag = t.pct_peak_flops, "flop"
-    else:
-        return ""
-    if not valid(pct):
-        return shown(pct, "%")
-    return f"{min(pct, 100.0):.1f}%" + ("" if t.bound else f" {tag}")
+    return f"{f.pct:.1f}%" + (f" {f.tag}" if f.tag else "") if valid(f.pct) else shown(f.pct, "%")
 
 
 def _share(share: float | None) -> str:
@@ -98,9 +79,9 @@ def _share(share: float | None) -> str:
     return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
 
 
-def _row(graph: Graph, launch: Launch, peaks_known: bool, level: int) -> str:
+def _row(graph: Graph, launch: Launch, known: bool, level: int) -> str:
     t = launch.timing
-    kernel = next((k for k in graph.kernels if k.name == launch.kernel_name), None)
+    kernel = kernel_of(graph, launch)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
     head, tail = short_name(launch.name, launch.original_aten, _NAME_CHARS, generated=launch.kernel_name is not None,
                             level=level)
@@ -112,7 +93,7 @@ def _row(graph: Graph, launch: Launch, peaks_known: bool, level: int) -> str:
         _cell(str(launch.index), "kv-num"), f'<td class="kv-name" title="{escape(launch.name)}">{name}</td>',
         _cell(escape(launch_kind(graph, launch))), _cell(_num(t.in_graph_ms if t else None, 4), "kv-num"),
         _share(t.share if t else None), _cell(_num(iso, 4), "kv-num"), _cell(escape(_rate(launch)), "kv-num"),
-        _cell(_roof(launch, peaks_known), "kv-num"), _cell(escape(t.bound or "") if t else ""),
+        _cell(_roof(launch, known), "kv-num"), _cell(escape(t.bound or "") if t else ""),
         _cell(size(t.bytes) if t else "", "kv-num"), _cell(escape(aten), "", aten),
         _cell(escape(nodes), "", nodes)]) + "</tr>"
 
@@ -120,7 +101,7 @@ def _row(graph: Graph, launch: Launch, peaks_known: bool, level: int) -> str:
 def launch_table(graph: Graph, peaks: DevicePeaks | None = None) -> str:
     """The launch table with the panel's columns, and the gap as its last row."""
     head = "".join(f"<th>{h}</th>" for h in _HEAD)
-    known = peaks is not None and bool(peaks.dram_gb_per_s or peaks.tflops)
+    known = peaks_known(peaks)
     level = column_level([(launch.name, launch.original_aten, launch.kernel_name is not None)
                           for launch in graph.launches], _NAME_CHARS)
     rows = "".join(_row(graph, launch, known, level) for launch in graph.launches)

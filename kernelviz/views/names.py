@@ -1,5 +1,6 @@
-"""Launch names for people: what a launch computes in the room a view has (the panel's twin is
-``static/src/names.js``; both must give the same labels, ``tests/test_names_browser.py`` checks).
+"""Launch names for people: what a launch computes in the room a view has. The panel gets each name's forms
+(:class:`NameForms`) in its payload and only picks the one that fits its column (``static/src/names.js``,
+as :func:`fitted` does; ``tests/test_panel_widths.py`` checks that both pick alike).
 
 Inductor names a generated kernel ``triton_poi_fused__native_batch_norm_legit_no_training_add_relu_3``: a
 prefix, the ATen ops its nodes came from (sorted, joined by ``_``) and a counter that tells the kernels of a
@@ -11,22 +12,42 @@ cut with ``…``; the counter always stays. An extern call shows its op
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 SEP = " · "
 _PREFIX = re.compile(r"^(?:triton|cpp)_(?:[a-z]{3}_)?fused_")
 _COUNTER = re.compile(r"_\d+$")
-# What both twins read (static/src/names.json): ops of more than one word that may be in a name without being in
-# the launch's original_aten; ops that only view or move data (the first left out when a name does not fit); and
-# the abbreviations, in order (regex, replacement).
-_TABLES = json.loads((Path(__file__).parents[1] / "static" / "src" / "names.json").read_text())
-_KNOWN = tuple(_TABLES["known"])
-LAYOUT_OPS = frozenset(_TABLES["layout"])
-_ABBREV = tuple((re.compile(pattern), repl) for pattern, repl in _TABLES["abbrev"])
+# Ops of more than one word that may be in a name without being in the launch's original_aten.
+_KNOWN = (
+    "prepare_softmax_online", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+    "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional", "native_batch_norm",
+    "native_batch_norm_backward", "native_layer_norm", "native_layer_norm_backward", "native_group_norm",
+    "native_group_norm_backward", "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data",
+    "nll_loss_forward", "nll_loss_backward", "threshold_backward", "scalar_tensor", "index_put", "new_zeros",
+    "new_ones", "new_empty", "_to_copy", "zeros_like", "ones_like", "full_like", "flex_attention",
+    "flex_attention_backward", "native_dropout", "gelu_backward", "silu_backward", "sigmoid_backward",
+    "tanh_backward", "embedding_dense_backward", "avg_pool2d", "adaptive_avg_pool2d", "constant_pad_nd",
+    "_unsafe_view", "var_mean", "convolution_backward", "index_select", "scatter_add",
+)
+# Ops that only view or move data: the first left out when a name does not fit.
+LAYOUT_OPS = frozenset((
+    "_to_copy", "_unsafe_view", "alias", "as_strided", "clone", "contiguous", "expand", "permute", "reshape",
+    "select", "slice", "squeeze", "t", "transpose", "unsqueeze", "view",
+))
+# The abbreviations, in order.
+_ABBREV = (
+    (re.compile(r"^_+"), ""),
+    (re.compile(r"^native_"), ""),
+    (re.compile(r"_legit(_no_training|_functional)?"), ""),
+    (re.compile(r"_with_indices"), ""),
+    (re.compile(r"_backward(_data)?"), "_bwd"),
+    (re.compile(r"_forward$"), ""),
+    (re.compile(r"^scaled_dot_product_"), "sdpa_"),
+    (re.compile(r"^prepare_softmax_online$"), "softmax_online"),
+)
 
 
 def aten_op(qualified: str) -> str:
@@ -74,45 +95,69 @@ def _dedupe(ops: list[str]) -> list[str]:
     return list(dict.fromkeys(ops))
 
 
-def _forms(name: str, aten: Iterable[str], budget: int,
-           generated: bool | None) -> tuple[tuple[str, ...], str, int, tuple[str, ...]]:
-    """The four forms of a name, fullest first (ops; abbreviated; without view-like ops; joined by ``·``), its
-    tail, the room for its head, and the ops the last form keeps."""
-    return _forms_of(name, tuple(aten), budget, generated)
+@dataclass(frozen=True)
+class NameForms:
+    """What a launch's name can be shown as, whatever the room: its four forms, fullest first (ops; abbreviated;
+    without view-like ops; joined by ``·``), its tail (the counter) and the ops the last form keeps (what a name
+    that fits no form is cut from). The panel gets these in its payload (``rules.name_entries``) and only
+    picks, as :func:`fitted` does, the form that fits the room its column has."""
+
+    forms: tuple[str, str, str, str]
+    tail: str
+    ops: tuple[str, ...]
+
+    def to_json(self) -> list:
+        return [list(self.forms), self.tail, list(self.ops)]
 
 
 @lru_cache(maxsize=1 << 16)  # a display labels each launch in its text, HTML report and panel payload
-def _forms_of(name: str, aten: tuple[str, ...], budget: int,
-              generated: bool | None) -> tuple[tuple[str, ...], str, int, tuple[str, ...]]:
+def name_forms(name: str, aten: tuple[str, ...] = (), generated: bool | None = None) -> NameForms:
+    """The forms of a launch's name (``aten``: its ``original_aten``; ``generated``: see :func:`split_name`)."""
     ops, tail = split_name(name, aten, generated=generated)
-    room = max(1, budget - (len(tail) + 1 if tail else 0))  # the tail and the space before it
     short = _dedupe([_abbrev(op) or op for op in ops])
     computing = _dedupe([_abbrev(op) or op for op in ops if op not in LAYOUT_OPS]) or short
-    return (SEP.join(ops), SEP.join(short), SEP.join(computing), "·".join(computing)), tail, room, tuple(computing)
+    return NameForms((SEP.join(ops), SEP.join(short), SEP.join(computing), "·".join(computing)), tail,
+                     tuple(computing))
+
+
+def _room(forms: NameForms, budget: int) -> int:
+    """The characters left for the head in ``budget``: the tail and the space before it kept."""
+    return max(1, budget - (len(forms.tail) + 1 if forms.tail else 0))
+
+
+def fit_level(forms: NameForms, budget: int) -> int:
+    """The first of the forms that fits ``budget`` (0 to 3; 4: none, it is cut)."""
+    room = _room(forms, budget)
+    return next((i for i, form in enumerate(forms.forms) if len(form) <= room), 4)
+
+
+def fitted(forms: NameForms, budget: int, level: int = 0) -> tuple[str, str]:
+    """(head, tail) in ``budget`` characters: the fullest form from ``level`` on that fits, else the ops of the
+    last form that fit, cut with ``…`` (the tail is kept whole)."""
+    room = _room(forms, budget)
+    for form in forms.forms[min(level, 3):]:
+        if len(form) <= room:
+            return form, forms.tail
+    kept: list[str] = []
+    for op in forms.ops:
+        if len("·".join(kept + [op])) + 1 > room:
+            break
+        kept.append(op)
+    if kept:
+        return "·".join(kept) + "…", forms.tail
+    return forms.ops[0][: max(0, room - 1)] + "…", forms.tail
 
 
 def name_level(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None) -> int:
     """The first of a name's forms that fits ``budget`` (0 to 3; 4: none, it is cut)."""
-    forms, _, room, _ = _forms(name, aten, budget, generated)
-    return next((i for i, form in enumerate(forms) if len(form) <= room), 4)
+    return fit_level(name_forms(name, tuple(aten), generated), budget)
 
 
 def short_name(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None,
                level: int = 0) -> tuple[str, str]:
     """(head, tail): the label of a launch in ``budget`` characters (the tail, the counter, is kept whole),
     in the fullest of its forms from ``level`` on that fits (a column gives all its names one level)."""
-    forms, tail, room, computing = _forms(name, aten, budget, generated)
-    for form in forms[min(level, 3):]:
-        if len(form) <= room:
-            return form, tail
-    kept = []
-    for op in computing:
-        if len("·".join(kept + [op])) + 1 > room:
-            break
-        kept.append(op)
-    if kept:
-        return "·".join(kept) + "…", tail
-    return computing[0][: max(0, room - 1)] + "…", tail
+    return fitted(name_forms(name, tuple(aten), generated), budget, level)
 
 
 def label(name: str, aten: Iterable[str] = (), budget: int = 40, *, generated: bool | None = None,

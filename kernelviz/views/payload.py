@@ -1,5 +1,6 @@
 """What the front end reads: the model's JSON plus a ``view`` annex of data derived for display
-(pygments tokens, fragment-to-line links, memory timelines). The model ignores the annex on load.
+(pygments tokens, fragment-to-line links, memory timelines, the launches' rates, % of roof and name forms
+and whether the device's peaks are known (``rules.py``)). The model ignores the annex on load.
 
 A notebook saves that JSON in a compact form (:func:`saved`): each kernel's source as the ``[start,
 end]`` span of its graph's code that it is (the text is stored once), then the whole gzip-compressed and
@@ -25,6 +26,7 @@ from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
+from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 
 ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
@@ -41,7 +43,8 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """Display data for every graph, and with ``per_kernel`` for every kernel (links, and pygments tokens for
     the first ``HIGHLIGHT_BUDGET`` characters of kernel source: a kernel past it is shown as plain text);
     the live widget leaves those out and sends them kernel by kernel when one is selected."""
-    annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}}
+    annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}, "launches": launch_annex(capture),
+                             "peaks_known": peaks_known(capture.peaks)}
     budget = HIGHLIGHT_BUDGET
     hip = per_kernel and hip_ready()  # the first display of a process leaves it out (the panel asks when shown)
     for g, graph in enumerate(capture.graphs):
@@ -76,7 +79,7 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     the widget sends kernel by kernel when one is selected."""
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
-    view = {key: data["view"][key] for key in ("memory", "findings") if key in data["view"]}
+    view = {key: data["view"][key] for key in ("memory", "launches", "peaks_known", "findings") if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 
 
@@ -86,6 +89,7 @@ def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
     data = payload(ranks.reference or Capture(), per_kernel=per_kernel)
     data["ranks"] = ranks.to_dict()
     del data["ranks"]["reference"], data["ranks"]["captures"]
+    data["view"]["rank_names"] = name_entries((launch.name, (), None) for launch in ranks.launches)
     return data
 
 

@@ -6,18 +6,12 @@ import shutil
 import textwrap
 from collections import Counter
 
-from ..model import Capture, Graph, Launch
+from ..model import Capture, Graph
 from .figures import shown, valid
 from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import split_line
-
-
-def launch_kind(graph: Graph, launch: Launch) -> str:
-    """The kind shown for a launch: its kernel's kind, or "extern" for an extern call."""
-    if launch.kernel_name is None:
-        return "extern"
-    return next((k.kind for k in graph.kernels if k.name == launch.kernel_name), "kernel")
+from .rules import launch_kind
 
 
 def plural(n: int, word: str) -> str:

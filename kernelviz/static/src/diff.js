@@ -4,7 +4,7 @@
 // line opcodes (difflib); this module only lays them out.
 import { h, table } from "./dom.js";
 import { headline } from "./header.js";
-import { shortName } from "./names.js";
+import { fitted, formsOf } from "./names.js";
 import { tokenLines } from "./source.js";
 
 const CONTEXT = 3; // unchanged lines kept around each change, as in kernelviz/views/diff_source.py
@@ -63,11 +63,14 @@ export function fullNames(diff, group, side) {
   return graph && idx.length ? idx.map((i) => `${i} ${graph.launches[i].kernel_name || graph.launches[i].op}`).join(" + ") : "-";
 }
 
-/** A launch's name as the launch table shows it (what it computes, its counter; names.js): the head clipped
- * where the cell is narrow, the counter kept, the full name on hover. */
-function launchName(launch) {
+/** The forms of the launch names of one side of a group's graph (the view annex's `names`, views/diff_display.py). */
+const namesOf = (diff, group, side) => (((diff.view || {}).names || {})[side] || [])[diff.graphs[group.graph][side]];
+
+/** A launch's name as the launch table shows it (what it computes, its counter; names.js) from `forms` (namesOf):
+ * the head clipped where the cell is narrow, the counter kept, the full name on hover. */
+function launchName(launch, forms) {
   const name = launch.kernel_name || launch.op;
-  const [head, tail] = shortName(name, launch.original_aten, 40, !!launch.kernel_name);
+  const [head, tail] = fitted(formsOf(forms, name), 40);
   return h("span", { class: "kv-name", title: name }, h("span", { class: "kv-name-head" }, head), h("span", { class: "kv-name-tail" }, tail));
 }
 
@@ -76,8 +79,9 @@ function sideCell(diff, group, side) {
   const graph = graphsOf(diff, group)[side === "a" ? 0 : 1];
   const idx = side === "a" ? group.a : group.b;
   if (!graph || !idx.length) return h("td", { class: "kv-c-name kv-none" });
+  const forms = namesOf(diff, group, side);
   return h("td", { class: "kv-c-name" }, ...idx.map((i) => h("div", { class: "kv-launch" },
-    h("span", { class: "kv-idx" }, String(i)), launchName(graph.launches[i]))));
+    h("span", { class: "kv-idx" }, String(i)), launchName(graph.launches[i], forms))));
 }
 
 /** "source nodes + ATen ops 0.91": how a group was matched (empty where added or removed: the badge says so). */
@@ -190,7 +194,8 @@ export function renderDiff(el, data, host = {}) {
     const graph = graphsOf(diff, g)[side === "a" ? 0 : 1];
     const idx = side === "a" ? g.a : g.b;
     if (!graph || !idx.length) return ["-"];
-    return idx.flatMap((i, n) => [...(n ? [" + "] : []), launchName(graph.launches[i])]);
+    const forms = namesOf(diff, g, side);
+    return idx.flatMap((i, n) => [...(n ? [" + "] : []), launchName(graph.launches[i], forms)]);
   }
 
   function graphLabel(k) {

@@ -2,7 +2,7 @@
 // stake, and the Findings tab of one graph. Each is a click to its first launch (or to its graph). Every text
 // here is captured or derived from captured text: it only ever becomes text nodes.
 import { h } from "./dom.js";
-import { nameLabel } from "./names.js";
+import { formsOf, nameLabel } from "./names.js";
 
 export const TOP = 5;
 
@@ -22,8 +22,9 @@ function where(cap, f) {
   const g = graphIndex(cap, f.graph);
   if (g < 0) return f.graph ? `graph ${f.graph}` : "dynamo";
   if (!f.launches.length) return `graph ${f.graph}`;
+  const forms = (((cap.view || {}).launches || [])[g] || {}).names;
   const names = f.launches.slice(0, 2).map((i) => { const l = cap.graphs[g].launches[i];
-    return l ? nameLabel(l.kernel_name || l.op || "?", l.original_aten || [], 40, !!l.kernel_name) : "?"; });
+    return l ? nameLabel(formsOf(forms, l.kernel_name || l.op || "?")) : "?"; });
   const more = f.launches.length > 2 ? ` +${f.launches.length - 2}` : "";
   return `graph ${f.graph} ${f.launches.length > 1 ? "launches" : "launch"} ${f.launches.slice(0, 2).join(", ")}${more} (${names.join(", ")})`;
 }

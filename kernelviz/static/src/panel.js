@@ -26,7 +26,7 @@ export function renderCapture(el, data, host = {}) {
   const root = h("div", { class: "kv-panel" });
   el.replaceChildren(root);
   let table = null;
-  const launchRows = (graph) => rowsOf(graph, cap.peaks || null);
+  const launchRows = (graph) => rowsOf(graph, ((cap.view || {}).launches || [])[cap.graphs.indexOf(graph)]);
 
   // Tokens and links of a kernel: in the saved data, or asked of the live widget once.
   const kernelData = (key) => {

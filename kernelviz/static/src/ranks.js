@@ -5,7 +5,7 @@
 // outlier ranks). Python computes every figure (kernelviz/ranks); this module only lays them out.
 import { h, table } from "./dom.js";
 import { fmtMs, plural } from "./format.js";
-import { nameLabel } from "./names.js";
+import { formsOf, nameLabel } from "./names.js";
 
 const PARTS = [["compute", "compute_ms"], ["overlap", "overlap_ms"], ["comm", "comm_ms"], ["idle", "idle_ms"]];
 const PERCENTILES = ["p0", "p50", "p90", "p99", "p100"];
@@ -78,8 +78,8 @@ function perRankCell(l, order) {
 }
 
 /** The graph's launches across ranks. A column per rank where the panel has room for them (up to 4 ranks from
- * 600 px, up to 8 from 900 px), else one cell that wraps (panel.css). */
-function launchesView(ranks, graphId, selected) {
+ * 600 px, up to 8 from 900 px), else one cell that wraps (panel.css). `forms`: the view annex's `rank_names`. */
+function launchesView(ranks, graphId, selected, forms) {
   const launches = ranks.launches.filter((l) => l.graph === graphId);
   if (!launches.some((l) => l.spread !== null && l.spread !== undefined || Object.keys(l.stats).length))
     return h("div", { class: "kv-hint" }, "Not timed on the ranks (capture(bench=True) on every rank times it).");
@@ -91,7 +91,7 @@ function launchesView(ranks, graphId, selected) {
     ...(ranks.summarised ? ["p0", "p50", "p90", "p99", "max"] : [...order.map((r) => `rank ${r}`), "ms per rank"]),
     "spread", "straggler", ...(ranks.summarised ? ["outlier ranks (ms)"] : [])];
   const rows = launches.map((l) => h("tr", { class: l.index === selected ? "kv-selected" : "" },
-    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, nameLabel(l.name)),
+    h("td", { class: "kv-num" }, l.index), h("td", { class: "kv-mono", title: l.name }, nameLabel(formsOf(forms, l.name))),
     coll ? h("td", {}, l.collective || "") : null,
     ...(ranks.summarised
       ? PERCENTILES.map((p) => h("td", { class: "kv-num" }, fmtMs(l.stats[p])))
@@ -121,5 +121,5 @@ export function ranksTab(ctx) {
     ranks.warnings.length ? h("ul", { class: "kv-warnings" }, ...ranks.warnings.map((w) => h("li", {}, w))) : null,
     splitView(ranks),
     rg ? graphView(rg) : h("div", { class: "kv-hint" }, "This graph is not in the ranks' comparison."),
-    rg ? launchesView(ranks, rg.id, ctx.row ? ctx.row.index : null) : null].filter(Boolean);
+    rg ? launchesView(ranks, rg.id, ctx.row ? ctx.row.index : null, (ctx.cap.view || {}).rank_names) : null].filter(Boolean);
 }

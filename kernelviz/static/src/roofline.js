@@ -7,7 +7,6 @@ import { scaleLog } from "d3-scale";
 import { h } from "./dom.js";
 import { fmtBytes, fmtRate } from "./format.js";
 import { decades, kindColour, legend, svgFrame, tickLabel } from "./palette.js";
-import { peaksKnown } from "./rows.js";
 
 const W = 460, H = 220, M = { left: 46, right: 12, top: 18, bottom: 38 };
 const STRIP_H = 92;
@@ -42,7 +41,7 @@ function point(g, r, x, y, onSelect) {
     .attr("fill", kindColour(r.kind)).on("click", () => onSelect(r.key))
     .append("title").text(`#${r.index} ${r.name} (${r.kind})\n` +
       (r.intensity != null ? `${r.intensity.toPrecision(3)} FLOP/B · ${fmtRate(r.tflops, "TFLOP/s")}\n` : "") +
-      (r.gbps != null ? fmtRate(r.gbps, "GB/s") + (r.cacheResident ? " (cache-resident)" : "") : "") + measuredNote(r.launch));
+      (r.gbps != null ? fmtRate(r.gbps, "GB/s") + (r.launch.timing.cache_resident ? " (cache-resident)" : "") : "") + measuredNote(r.launch));
 }
 
 function flopChart(rows, peaks, dtypes, onSelect) {
@@ -104,8 +103,9 @@ function bandwidthStrip(rows, peaks, onSelect) {
   return svg.node();
 }
 
-/** The roofline figure of `rows` (launchRows with their key): a DOM element, or null when nothing is timed. */
-export function rooflineFigure(rows, peaks, onSelect) {
+/** The roofline figure of `rows` (launchRows with their key): a DOM element, or null when nothing is timed.
+ * `known`: whether the device's peaks are known (the view annex's `peaks_known`, kernelviz/views/rules.py). */
+export function rooflineFigure(rows, peaks, known, onSelect) {
   const flops = rows.filter((r) => r.intensity > 0 && r.tflops > 0);
   const memory = rows.filter((r) => !(r.intensity > 0 && r.tflops > 0) && r.gbps > 0);
   if (!flops.length && !memory.length) return null;
@@ -118,7 +118,6 @@ export function rooflineFigure(rows, peaks, onSelect) {
   const kinds = [...new Set(rows.filter((r) => r.gbps > 0 || r.tflops > 0).map((r) => r.kind))];
   const key = svgFrame("kv-legend", W, 18, "kinds");
   legend(key, kinds, M.left, 14);
-  const known = peaksKnown(peaks);
   const source = known ? `ceilings of ${peaks.device}: ${peaks.source || "source not given"}` +
     (memory.length && peaks.dram_gb_per_s ? "; right of the DRAM peak: cache-resident (inputs in L2)" : "")
     : "no ceilings: this device's peaks are not known (so no % of a roof either)";

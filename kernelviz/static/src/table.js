@@ -2,11 +2,12 @@
 // DOM (a 6,000-launch graph scrolls like a 10-launch one); the header sticks; columns that matter less
 // are off by default and can be turned on in the column chooser (they are all in the detail pane too).
 // Columns are as wide as their content; the launch column takes the rest and its names say what each
-// launch computes in that room (names.js). Where the table is too narrow for every column it leaves out
-// the least important ones (the chooser says which) rather than scroll sideways.
+// launch computes in that room (of the forms the payload's annex gives, the fullest that fits: names.js).
+// Where the table is too narrow for every column it leaves out the least important ones (the chooser says
+// which) rather than scroll sideways.
 import { h } from "./dom.js";
 import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
-import { columnLevel, shortName } from "./names.js";
+import { columnLevel, fitted } from "./names.js";
 
 const ROW_PX = 22; // the height of a row (panel.css: .kv-row), until one is measured
 const OVERSCAN = 12;
@@ -14,7 +15,7 @@ const NAME_MIN_CHARS = 22; // the launch column is never narrower than this many
 const PAD_PX = 13; // a cell's padding and border (panel.css: .kv-table td)
 
 function nameCell(r, { budget, level }) {
-  const [head, tail] = shortName(r.name, r.launch.original_aten, budget, !!r.launch.kernel_name, level);
+  const [head, tail] = fitted(r.forms, budget, level);
   return h("td", { class: "kv-mono", title: r.name }, h("div", { class: "kv-name" },
     h("span", { class: "kv-name-head" }, head), tail ? h("span", { class: "kv-name-tail" }, tail) : null));
 }
@@ -153,7 +154,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
     room = wrap.clientWidth || 1000;
     const [th, td, mono] = probe.cells;
     fit = fitColumns(COLUMNS.filter((c) => state.columns.has(c.key)), rows, { th, td, mono }, room);
-    fit.level = columnLevel(rows.map((r) => [r.name, r.launch.original_aten, !!r.launch.kernel_name]), fit.budget);
+    fit.level = columnLevel(rows.map((r) => r.forms), fit.budget);
     const cols = columns();
     tableEl.replaceChildren(
       h("colgroup", {}, ...cols.map((c) => h("col", fit.widths.has(c.key) ? { style: `width:${fit.widths.get(c.key)}px` } : {}))),

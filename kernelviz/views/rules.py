@@ -1,0 +1,116 @@
+"""What every view shows of a launch, worked out once: its kernel and kind, its rate, its % of a roof and the
+forms of its name (``names.py``). The HTML reports, the roofline SVG and the text summary call these; the panel
+reads the rates, % of roof and name forms from the payload's ``view`` annex (:func:`launch_annex`) and finds a
+launch's kernel by its ``kernel_name``, as the model refers to it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
+from .figures import valid
+from .names import name_forms
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A launch's achieved rate: ``value`` in ``unit`` ("GB/s", "TFLOP/s" or a collective's "GB/s bus");
+    ``cache_resident``: a GB/s above the DRAM peak (its inputs were in cache)."""
+
+    value: float
+    unit: str
+    cache_resident: bool = False
+
+
+@dataclass(frozen=True)
+class Roof:
+    """A launch's % of a roof: ``pct`` (never above 100) of the peak ``of``; ``tag`` ("bw" or "flop") says
+    which where what bounds the launch is not known (then it is not the roofline's), else it is ""."""
+
+    pct: float
+    of: str
+    tag: str
+
+
+def kernel_of(graph: Graph, launch: Launch) -> Kernel | None:
+    """The kernel a launch runs (what its row links to): None for an extern call or a kernel not in the graph."""
+    if launch.kernel_name is None:
+        return None
+    return next((k for k in graph.kernels if k.name == launch.kernel_name), None)
+
+
+def launch_kind(graph: Graph, launch: Launch) -> str:
+    """The kind shown for a launch: its kernel's kind, or "extern" for an extern call."""
+    if launch.kernel_name is None:
+        return "extern"
+    kernel = kernel_of(graph, launch)
+    return kernel.kind if kernel else "kernel"
+
+
+def rate(launch: Launch) -> Rate | None:
+    """A collective's bus bandwidth (as nccl-tests counts it); a kernel's TFLOP/s where compute bounds it or only
+    FLOPs are known, else its GB/s; None where none was measured."""
+    t, c = launch.timing, launch.collective
+    if c is not None:
+        return None if c.bus_gb_per_s is None else Rate(c.bus_gb_per_s, "GB/s bus")
+    if t is None:
+        return None
+    if t.tflop_per_s is not None and (t.bound == "compute" or t.gb_per_s is None):
+        return Rate(t.tflop_per_s, "TFLOP/s")
+    return None if t.gb_per_s is None else Rate(t.gb_per_s, "GB/s", t.cache_resident)
+
+
+def peaks_known(peaks: DevicePeaks | None) -> bool:
+    """Whether the device's peaks are known (else no figure is a % of them)."""
+    return peaks is not None and bool(peaks.dram_gb_per_s or peaks.tflops)
+
+
+def roof(launch: Launch, known: bool) -> Roof | None:
+    """% of the roofline (both from L2-flushed times): of the compute peak for a compute-bound launch, else of the
+    DRAM peak; where the bound is not known, tagged with the peak it is of; None where the peaks are not
+    ``known`` or no % was worked out. A value that makes no sense (``figures.valid``) is kept as it is."""
+    t = launch.timing
+    if t is None or not known:
+        return None
+    flops = (t.pct_peak_flops, f"{t.dtype or ''} compute peak".strip(), "flop")
+    bw = (t.pct_peak_bw, "DRAM bandwidth peak", "bw")
+    pick = flops if t.bound == "compute" and flops[0] is not None else bw if bw[0] is not None else flops
+    pct, of, tag = pick
+    if pct is None:
+        return None
+    return Roof(min(pct, 100.0) if valid(pct) else pct, of, "" if t.bound else tag)
+
+
+def name_entries(names: Iterable[tuple[str, Iterable[str], bool | None]]) -> dict[str, list]:
+    """The forms of each distinct name of (name, aten, generated) (``NameForms.to_json``), by name: what the
+    panel picks its labels from. A kernel's launches share its ``original_aten``, so a name has one entry."""
+    entries: dict[str, list] = {}
+    for name, aten, generated in names:
+        if name not in entries:
+            entries[name] = name_forms(name, tuple(aten), generated).to_json()
+    return entries
+
+
+def launch_names(launches: Iterable[Launch]) -> dict[str, list]:
+    """:func:`name_entries` of launches, each split with its ``original_aten``."""
+    return name_entries((launch.name, launch.original_aten, launch.kernel_name is not None) for launch in launches)
+
+
+def graph_annex(graph: Graph, known: bool) -> dict[str, Any]:
+    """One graph's entries: ``names`` (:func:`launch_names`), and by launch index the ``rates``
+    ([value, unit, cache_resident]) and ``roofs`` ([pct, of, tag]) of the launches that have them."""
+    rates, roofs = {}, {}
+    for launch in graph.launches:
+        if (r := rate(launch)) is not None:
+            rates[str(launch.index)] = [r.value, r.unit, r.cache_resident]
+        if (f := roof(launch, known)) is not None:
+            roofs[str(launch.index)] = [f.pct, f.of, f.tag]
+    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs}
+
+
+def launch_annex(capture: Capture) -> list[dict[str, Any]]:
+    """:func:`graph_annex` of every graph, in order (the payload's ``view.launches``)."""
+    known = peaks_known(capture.peaks)
+    return [graph_annex(graph, known) for graph in capture.graphs]
