@@ -268,6 +268,30 @@ def test_panel_rows_show_what_the_payload_annex_says(tmp_path):
         assert page.errors == []
 
 
+def test_a_payload_saved_before_the_annex_held_rates_says_so(tmp_path):
+    """A timed capture saved by a kernelviz whose view annex held no rates: the panel says why none are shown."""
+    data = payload(CAPTURES["resnet18"]())
+    del data["view"]["launches"]
+    site = panel_site(tmp_path, json.dumps(data))
+    (site / "widths.html").write_text(PAGE)
+    _theme_css(site)
+    with serve(site) as url, chromium_page() as page:
+        _page(page, url)
+        assert "saved by an older kernelviz: rates and % of roof are not in this output" in page.locator(
+            ".kv-header").inner_text()
+        heads = [c.strip(" ▲▼") for c in page.locator(".kv-table th").all_inner_texts()]
+        cells = dict(zip(heads, page.locator(".kv-table .kv-row").nth(0).locator("td").all_inner_texts()))
+        assert cells["achieved"] == "" and cells["in-graph ms"]  # times stay; no rate worked out in the browser
+        assert page.errors == []
+        data = payload(CAPTURES["resnet18"]())  # as saved now: no such line
+    (tmp_path / "now").mkdir()
+    site = panel_site(tmp_path / "now", json.dumps(data))
+    (site / "widths.html").write_text(PAGE)
+    with serve(site) as url, chromium_page() as page:
+        _page(page, url)
+        assert "older kernelviz" not in page.locator(".kv-header").inner_text()
+
+
 def test_names_say_what_a_launch_computes():
     name = "triton_poi_fused__native_batch_norm_legit_no_training_add_relu_3"
     aten = ["aten._native_batch_norm_legit_no_training", "aten.add", "aten.relu"]

@@ -3,6 +3,7 @@
 // breaks, recompiles and skipped frames with dynamo's own reasons.
 import { h } from "./dom.js";
 import { plural, where } from "./format.js";
+import { isTimed } from "./rows.js";
 
 function counts(items, key) {
   const m = new Map();
@@ -58,6 +59,9 @@ export function dynamoEvents(events) {
   }));
 }
 
+/** A capture timed, saved by a kernelviz that did not yet put rates and % of roof in the view annex: say so. */
+const olderPayload = (cap) => !(cap.view && cap.view.launches) && cap.graphs.some(isTimed);
+
 export function headerView(cap) {
   const story = compileStory(cap.graphs);
   const breaks = (cap.dynamo || []).filter((e) => e.kind === "graph_break").length;
@@ -67,5 +71,7 @@ export function headerView(cap) {
   return h("div", { class: "kv-header" },
     h("div", {}, h("b", {}, "kernelviz"), " · ", headline(cap)),
     summary ? h("div", { class: "kv-story" }, summary) : null,
+    olderPayload(cap) ? h("div", { class: "kv-story kv-older" }, "saved by an older kernelviz: rates and % of roof " +
+      "are not in this output (run the cell again to see them)") : null,
     dynamoEvents(cap.dynamo));
 }
