@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import AsRun, Graph
-from .timers import graphed, summarize
+from .timers import graphed, release_workspaces, summarize
 
 RUNS = 20
 
@@ -51,10 +51,15 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
         import torch
 
         torch.cuda.synchronize()
+        release_workspaces()
         run.note = f"call() could not be captured into a CUDA graph: {type(exc).__name__}: {str(exc).splitlines()[0]}"
         return
-    replays, _ = _events(timer, lambda args: cuda_graph.replay(), lambda: static)
-    run.replay_ms = statistics.median(replays)
+    try:
+        replays, _ = _events(timer, lambda args: cuda_graph.replay(), lambda: static)
+        run.replay_ms = statistics.median(replays)
+    finally:
+        cuda_graph = None  # the graph and its pool go before its workspace does
+        release_workspaces()
 
 
 def _events(timer: Any, run: Callable[[list], Any], make_args: Callable[[], list]) -> tuple[list[float], list[float]]:

@@ -335,6 +335,7 @@ class GpuTimer(_Lockstepped):
         finally:
             partitions[:] = originals
             graphs.clear()
+            release_workspaces()
 
 
 def graphed(fn: Callable[[list], Any], args: list) -> tuple[Any, Any]:
@@ -351,6 +352,18 @@ def graphed(fn: Callable[[list], Any], args: list) -> tuple[Any, Any]:
     with torch.cuda.graph(graph):
         out = fn(list(args))
     return graph, out
+
+
+def release_workspaces() -> None:
+    """Give back the cuBLAS workspaces of the side streams :func:`graphed` warmed up on, once their graphs are
+    gone: torch keeps one per stream for the life of the process (32 MB each on a Hopper GPU), so each timing left
+    its own behind. Torch clears them itself at each CUDA-graph capture, and makes one again where a stream next
+    needs it."""
+    import torch
+
+    clear = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
+    if clear is not None:
+        clear()
 
 
 _LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "cudaGraphLaunch")
