@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..model import Capture
+from ..model import Capture, without_gc
 from .features import describe
 from .match import match_graphs, match_launches
-from .measures import graph_measures, group_measures, headline
+from .measures import graph_measures, group_measures, headline, kernels_by_name
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
 from .story import diff_story, graph_story, unpaired_story
 
@@ -23,22 +23,29 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
     names = [label(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
     ca = (a if isinstance(a, Capture) else load(a)).wait_stages()
     cb = (b if isinstance(b, Capture) else load(b)).wait_stages()
-    out = Diff(a=ca, b=cb, labels=list(labels) if labels else names)
+    with without_gc():  # many small objects, no cycles: the collector would scan them again and again
+        return _diff(ca, cb, list(labels) if labels else names)
+
+
+def _diff(ca: Capture, cb: Capture, labels: list[str]) -> Diff:
+    out = Diff(a=ca, b=cb, labels=labels)
+    skeletons: dict[str, str] = {}
     for i, j, how, confidence in match_graphs(ca, cb):
         ga = ca.graphs[i] if i is not None else None
         gb = cb.graphs[j] if j is not None else None
         graph = len(out.graphs)
         out.graphs.append(GraphMatch(a=i, b=j, how=how, confidence=confidence, measures=graph_measures(ga, gb)))
         if ga is not None and gb is not None:
-            wa, wb = describe(ga), describe(gb)
+            wa, wb = describe(ga, skeletons), describe(gb, skeletons)
             pairs = match_launches(wa, wb)
         else:
             pairs = _unpaired(ga, gb)
         first = len(out.groups)
+        kernels = kernels_by_name(ga), kernels_by_name(gb)
         for found in pairs:
             group = Group(relation=found.relation, graph=graph, a=found.a, b=found.b, how=found.matches[0][2],
                           confidence=min(m[3] for m in found.matches))
-            group.measures = group_measures(ga, gb, group)
+            group.measures = group_measures(ga, gb, group, kernels)
             for x, y, m_how, m_confidence in found.matches:
                 out.matches.append(Match(
                     a=ga.launches[x].name if x is not None else None, b=gb.launches[y].name if y is not None else None,

@@ -2,7 +2,9 @@
 
 The launches of two matched graphs are aligned in call() order, as a diff of text aligns lines: runs
 of launches with the same source (modulo numbers) on both sides are paired in order (longest runs
-first), so a block added or removed is one run of added or removed launches. Between those runs,
+first), so a block added or removed is one run of added or removed launches. A launch left out of those
+runs whose like is left out on the other side too runs in another place: the two are paired as moved
+(a reordered call(); the story says so), by key, before anything is scored. Between those runs,
 launches are paired one-to-one where what they compute agrees (the in-order pairing with the most
 evidence in all); a leftover launch whose source nodes (or ATen ops) lie within a paired launch of the
 other side joins it as a fusion (many a to one b) or a split (one a to many b); launches left in the
@@ -122,18 +124,62 @@ def match_launches(wa: list[Work], wb: list[Work]) -> list[LaunchGroup]:
     """Group the launches of two matched graphs (their :func:`describe`), in reading order (see the
     module's docstring)."""
     keys_a, keys_b = [key(x) for x in wa], [key(y) for y in wb]
-    groups: list[LaunchGroup] = []
-    for tag, i1, i2, j1, j2 in _opcodes(keys_a, keys_b):
+    opcodes = _opcodes(keys_a, keys_b)
+    moves = _moves(opcodes, wa, wb, keys_a, keys_b)
+    moved_b = set(moves.values())
+    groups: list[LaunchGroup] = [_pair(wa[i], wb[j], floor=SAME_TEXT) for i, j in moves.items()]
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             groups += [_pair(x, y, floor=SAME_TEXT) for x, y in zip(wa[i1:i2], wb[j1:j2])]
         else:
-            groups += _repeated_block(keys_a, keys_b, wa[i1:i2], wb[j1:j2]) or _region(wa[i1:i2], wb[j1:j2])
+            xs = [x for x in wa[i1:i2] if x.index not in moves]
+            ys = [y for y in wb[j1:j2] if y.index not in moved_b]
+            groups += _repeated_block(keys_a, keys_b, xs, ys) or _region(xs, ys)
     groups = _moved(wa, wb, groups)
+    if moves:
+        groups = _reading_order(groups)
     for group in groups:
         group.a.sort()
         group.b.sort()
         group.relation = _relation(group, wa, wb)
     return groups
+
+
+def _moves(opcodes: list, wa: list[Work], wb: list[Work], keys_a: list, keys_b: list) -> dict[int, int]:
+    """Launches the in-order alignment left unpaired whose key (the same work) is left unpaired on the other
+    side too: a launch that runs in another place (a reordered call()). They are paired by key before
+    anything is scored, in linear time however large and shuffled the graphs: those with the same source and
+    buffer shapes first, then the rest; of several alike, the one next to where the launch before it went
+    (a block moved or reversed stays whole), else the first in b's order; {a index: b index}."""
+    def same(w: Work, k: tuple, exact: bool) -> tuple:
+        return (k, w.body, frozenset(w.buffers.items())) if exact else k
+
+    left_a = [i for tag, i1, i2, _j1, _j2 in opcodes if tag != "equal" for i in range(i1, i2)]
+    left_b = [j for tag, _i1, _i2, j1, j2 in opcodes if tag != "equal" for j in range(j1, j2)]
+    moves: dict[int, int] = {}
+    for exact in (True, False):
+        taken = set(moves.values())
+        unpaired = {j: same(wb[j], keys_b[j], exact) for j in left_b if j not in taken}
+        waiting: dict = {}
+        for j in reversed(unpaired):  # popped from the end: the first in b's order first
+            waiting.setdefault(unpaired[j], []).append(j)
+        for i in left_a:
+            k = same(wa[i], keys_a[i], exact)
+            if i in moves or k not in waiting:
+                continue
+            before = moves.get(i - 1)
+            j = next((j for j in (before + 1, before - 1) if unpaired.get(j) == k), None) if before is not None \
+                else None
+            if j is None:
+                stack = waiting[k]
+                while stack and stack[-1] not in unpaired:
+                    stack.pop()
+                if not stack:
+                    continue
+                j = stack.pop()
+            moves[i] = j
+            del unpaired[j]
+    return moves
 
 
 def key(w: Work) -> tuple:
