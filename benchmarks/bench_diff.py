@@ -77,15 +77,6 @@ def one_graph(launches: int, tag: str):
     return merged
 
 
-def reordered(graph, order: list[int]):
-    """``graph`` with its launches in ``order`` (each renumbered by its new place)."""
-    again = copy.copy(graph)
-    again.launches = [copy.copy(graph.launches[k]) for k in order]
-    for index, launch in enumerate(again.launches):
-        launch.index = index
-    return again
-
-
 def median_s(fn, repeats: int, clock=time.perf_counter) -> float:
     """Median seconds of ``fn`` by ``clock`` (wall clock; ``time.process_time``: this process's CPU time, which
     other work on the shared machine changes less)."""
@@ -105,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import kernelviz
-    from conftest import big_capture
+    from conftest import big_capture, reordered
     from kernelviz.views.diff_display import payload
     from kernelviz.views.diff_text import summary
 
