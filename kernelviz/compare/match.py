@@ -127,16 +127,19 @@ def match_launches(wa: list[Work], wb: list[Work]) -> list[LaunchGroup]:
     opcodes = _opcodes(keys_a, keys_b)
     moves = _moves(opcodes, wa, wb, keys_a, keys_b)
     moved_b = set(moves.values())
-    groups: list[LaunchGroup] = [_pair(wa[i], wb[j], floor=SAME_TEXT) for i, j in moves.items()]
+    in_order = {i: j for tag, i1, i2, j1, j2 in opcodes if tag == "equal" for i, j in zip(range(i1, i2), range(j1, j2))}
+    by_key = {**in_order, **moves}
+    swapped = _same_source(by_key, wa, wb, keys_a)
+    groups: list[LaunchGroup] = [_pair(wa[i], wb[by_key[i]], floor=SAME_TEXT) for i in moves]
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
-            groups += [_pair(x, y, floor=SAME_TEXT) for x, y in zip(wa[i1:i2], wb[j1:j2])]
+            groups += [_pair(wa[i], wb[by_key[i]], floor=SAME_TEXT) for i in range(i1, i2)]
         else:
             xs = [x for x in wa[i1:i2] if x.index not in moves]
             ys = [y for y in wb[j1:j2] if y.index not in moved_b]
             groups += _repeated_block(keys_a, keys_b, xs, ys) or _region(xs, ys)
     groups = _moved(wa, wb, groups)
-    if moves:
+    if moves or swapped:
         groups = _reading_order(groups)
     for group in groups:
         group.a.sort()
@@ -180,6 +183,40 @@ def _moves(opcodes: list, wa: list[Work], wb: list[Work], keys_a: list, keys_b: 
             moves[i] = j
             del unpaired[j]
     return moves
+
+
+def _exact(w: Work) -> tuple:
+    """What two launches of the same key share when they are the same launch: source and buffer shapes."""
+    return w.body, frozenset(w.buffers.items())
+
+
+def _same_source(pairs: dict[int, int], wa: list[Work], wb: list[Work], keys_a: list) -> bool:
+    """Pairs of one key swapped, in place, where that puts launches of the same source and buffer shapes
+    together (a run in order, or a move, may pair a layer's kernel with another layer's of other sizes while
+    its own twin went elsewhere); whether any was."""
+    exact_a, exact_b = {}, {}
+    odd: dict = {}  # key -> a launches paired with a launch of another source
+    for i, j in pairs.items():
+        exact_a[i], exact_b[j] = _exact(wa[i]), _exact(wb[j])
+        if exact_a[i] != exact_b[j]:
+            odd.setdefault(keys_a[i], []).append(i)
+    swapped = False
+    for members in odd.values():
+        holders: dict = {}  # b's source -> a launches in members whose partner has it
+        for i in members:
+            holders.setdefault(exact_b[pairs[i]], []).append(i)
+        for i in members:
+            want = exact_a[i]
+            others = holders.get(want, [])
+            while others and (exact_b[pairs[others[-1]]] != want or exact_a[others[-1]] == want):
+                others.pop()  # its partner changed since, or it holds its twin
+            if exact_b[pairs[i]] == want or not others:
+                continue
+            k = others.pop()
+            pairs[i], pairs[k] = pairs[k], pairs[i]
+            holders.setdefault(exact_b[pairs[k]], []).append(k)
+            swapped = True
+    return swapped
 
 
 def key(w: Work) -> tuple:
