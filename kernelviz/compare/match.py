@@ -462,12 +462,13 @@ def _reading_order(groups: list[LaunchGroup]) -> list[LaunchGroup]:
         if g.a and g.b:
             for i in g.a:
                 where[i] = min(g.b)
+    paired = sorted(where)
 
     def key(g):
         if g.b:
             return (min(g.b), 0, min(g.a) if g.a else -1)
-        before = [i for i in where if i < g.a[0]]
-        return (where[max(before)] if before else -1, 1, g.a[0])
+        before = bisect_left(paired, g.a[0])  # the paired a launches before it
+        return (where[paired[before - 1]] if before else -1, 1, g.a[0])
 
     return sorted(groups, key=key)
 
