@@ -136,6 +136,19 @@ def test_the_cli_diffs_two_jobs_by_their_prefixes(tmp_path, capsys):
     assert "note: compared rank by rank: ranks 0, 1" in out and "graph rank1:0_inference → rank1:0_inference" in out
 
 
+def test_the_magic_diffs_a_cell_against_a_job_held_in_a_variable(tmp_path, monkeypatch, capsys):
+    from kernelviz.views import diff_display
+
+    shown = []
+    monkeypatch.setattr(diff_display, "show", shown.append)
+    namespace = {"job": kernelviz.load(job(tmp_path, 2)), "count": 3}
+    diff_display.show_against("job", kernelviz.load(COLLECTIVES), namespace)
+    (d,) = shown
+    assert d.labels == ["job", "this cell"] and d.headline.notes[0].startswith("compared rank 0 of a (a is a job's")
+    diff_display.show_against("count", kernelviz.load(COLLECTIVES), namespace)
+    assert capsys.readouterr().err == "kernelviz: --diff count: an int (3), not a kernelviz Capture, Ranks or a path\n"
+
+
 # --- odd values from a hand-edited file -----------------------------------------------------------------
 
 JSON_VALUES = st.recursive(

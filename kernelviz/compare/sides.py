@@ -55,7 +55,7 @@ def check_labels(labels: Any) -> list[str] | None:
         return None
     if isinstance(labels, (tuple, list)) and len(labels) == 2 and all(isinstance(x, str) for x in labels):
         return list(labels)
-    raise TypeError(f"kernelviz.diff: labels is {_what(labels)}; pass two strings, e.g. labels=(\"before\", "
+    raise TypeError(f"kernelviz.diff: labels is {what_it_is(labels)}; pass two strings, e.g. labels=(\"before\", "
                     "\"after\")")
 
 
@@ -72,7 +72,7 @@ def _read(x: Any, side: str) -> Capture | Ranks:
         raise TypeError(f"kernelviz.diff: {side} is a bytes path; pass it as str (os.fsdecode(path)) or "
                         "pathlib.Path, or a Capture or Ranks")
     if not isinstance(path, str):
-        raise TypeError(f"kernelviz.diff: {side} is {_what(x)}; {EXPECTED}")
+        raise TypeError(f"kernelviz.diff: {side} is {what_it_is(x)}; {EXPECTED}")
     if not path.strip():
         raise CaptureError(f"kernelviz.diff: {side} is an empty path; {EXPECTED}")
     if "\0" in path:
@@ -80,7 +80,7 @@ def _read(x: Any, side: str) -> Capture | Ranks:
     return load(x)
 
 
-def _what(x: Any) -> str:
+def what_it_is(x: Any) -> str:
     """``None``, ``an int (3)``, ``a dict``: what was passed, in a few words."""
     if x is None:
         return "None"
