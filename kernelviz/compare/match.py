@@ -148,6 +148,11 @@ def match_launches(wa: list[Work], wb: list[Work]) -> list[LaunchGroup]:
     return groups
 
 
+def _exact(w: Work) -> tuple:
+    """What two launches of the same key share when they are the same launch: source and buffer shapes."""
+    return w.body, frozenset(w.buffers.items())
+
+
 def _moves(opcodes: list, wa: list[Work], wb: list[Work], keys_a: list, keys_b: list) -> dict[int, int]:
     """Launches the in-order alignment left unpaired whose key (the same work) is left unpaired on the other
     side too: a launch that runs in another place (a reordered call()). They are paired by key before
@@ -155,7 +160,7 @@ def _moves(opcodes: list, wa: list[Work], wb: list[Work], keys_a: list, keys_b: 
     buffer shapes first, then the rest; of several alike, the one next to where the launch before it went
     (a block moved or reversed stays whole), else the first in b's order; {a index: b index}."""
     def same(w: Work, k: tuple, exact: bool) -> tuple:
-        return (k, w.body, frozenset(w.buffers.items())) if exact else k
+        return (k, _exact(w)) if exact else k
 
     left_a = [i for tag, i1, i2, _j1, _j2 in opcodes if tag != "equal" for i in range(i1, i2)]
     left_b = [j for tag, _i1, _i2, j1, j2 in opcodes if tag != "equal" for j in range(j1, j2)]
@@ -183,11 +188,6 @@ def _moves(opcodes: list, wa: list[Work], wb: list[Work], keys_a: list, keys_b: 
             moves[i] = j
             del unpaired[j]
     return moves
-
-
-def _exact(w: Work) -> tuple:
-    """What two launches of the same key share when they are the same launch: source and buffer shapes."""
-    return w.body, frozenset(w.buffers.items())
 
 
 def _same_source(pairs: dict[int, int], wa: list[Work], wb: list[Work], keys_a: list) -> bool:

@@ -1,6 +1,7 @@
 """What changed, in words: one sentence per graph pair ("11 launches added after launch 21, repeating
-launches 11-21; 1 changed (launch 22)") and one for the whole diff. Launch numbers are those of side a's
-call() (its table's "#"), except where a launch exists only in b."""
+launches 11-21; 1 changed (launch 22); launches reordered: 2 of 40 moved (launches 3, 7)") and one for the
+whole diff. Launch numbers are those of side a's call() (its table's "#"), except where a launch exists only
+in b."""
 
 from __future__ import annotations
 
