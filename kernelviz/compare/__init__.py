@@ -5,40 +5,56 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..model import Capture
+from ..model import Capture, Ranks, without_gc
 from .features import describe
-from .match import match_graphs, match_launches
-from .measures import graph_measures, group_measures, headline
+from .match import match_launches
+from .measures import graph_measures, group_measures, headline, kernels_by_name
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
+from .sides import Sides, check_labels, graph_pairs, sides
 from .story import diff_story, graph_story, unpaired_story
 
 __all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
 
-def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str, str] | None = None) -> Diff:
-    """The diff of capture ``a`` (before) against ``b`` (after); each may also be anything
-    :func:`kernelviz.load` reads. ``labels`` name the two sides in the views (default: the paths, or a and b)."""
-    from ..parse import load
+def diff(a: Capture | Ranks | str | Path, b: Capture | Ranks | str | Path, *,
+         labels: tuple[str, str] | None = None) -> Diff:
+    """The diff of capture ``a`` (before) against ``b`` (after); each may also be a job's :class:`Ranks` or the
+    path of anything :func:`kernelviz.load` reads. ``labels`` name the two sides in the views (default: the
+    paths, or a and b).
 
-    names = [label(x) if not isinstance(x, Capture) else side for x, side in ((a, "a"), (b, "b"))]
-    ca = (a if isinstance(a, Capture) else load(a)).wait_stages()
-    cb = (b if isinstance(b, Capture) else load(b)).wait_stages()
-    out = Diff(a=ca, b=cb, labels=list(labels) if labels else names)
-    for i, j, how, confidence in match_graphs(ca, cb):
+    Two jobs of the same ranks are compared rank by rank (rank 0 with rank 0, ...; the diff's graphs are named
+    ``rank<N>:<graph>``); a job against one capture, jobs of different ranks, or a job summarised to its
+    reference rank, by that reference (lowest) rank: pass ``ranks.capture(n)`` for another. A line of the
+    headline's notes says which ranks were compared. Anything else raises :class:`TypeError` (or, for a
+    path that cannot be read, :class:`~kernelviz.CaptureError`) in one line that says what to pass.
+    """
+    chosen = check_labels(labels)
+    both = sides(a, b)
+    names = [label(x) if isinstance(x, (str, os.PathLike)) else side for x, side in ((a, "a"), (b, "b"))]
+    with without_gc():  # many small objects, no cycles: the collector would scan them again and again
+        return _diff(both, chosen or names)
+
+
+def _diff(both: Sides, labels: list[str]) -> Diff:
+    ca, cb = both.a, both.b
+    out = Diff(a=ca, b=cb, labels=labels)
+    skeletons: dict[str, str] = {}
+    for i, j, how, confidence in graph_pairs(both):
         ga = ca.graphs[i] if i is not None else None
         gb = cb.graphs[j] if j is not None else None
         graph = len(out.graphs)
         out.graphs.append(GraphMatch(a=i, b=j, how=how, confidence=confidence, measures=graph_measures(ga, gb)))
         if ga is not None and gb is not None:
-            wa, wb = describe(ga), describe(gb)
+            wa, wb = describe(ga, skeletons), describe(gb, skeletons)
             pairs = match_launches(wa, wb)
         else:
             pairs = _unpaired(ga, gb)
         first = len(out.groups)
+        kernels = kernels_by_name(ga), kernels_by_name(gb)
         for found in pairs:
             group = Group(relation=found.relation, graph=graph, a=found.a, b=found.b, how=found.matches[0][2],
                           confidence=min(m[3] for m in found.matches))
-            group.measures = group_measures(ga, gb, group)
+            group.measures = group_measures(ga, gb, group, kernels)
             for x, y, m_how, m_confidence in found.matches:
                 out.matches.append(Match(
                     a=ga.launches[x].name if x is not None else None, b=gb.launches[y].name if y is not None else None,
@@ -48,6 +64,8 @@ def diff(a: Capture | str | Path, b: Capture | str | Path, *, labels: tuple[str,
         gm.summary = (graph_story(ga, gb, out.groups[first:], wa, wb) if ga is not None and gb is not None
                       else unpaired_story(ga, gb))
     out.headline = headline(out)
+    if both.note:
+        out.headline.notes.insert(0, both.note)
     out.headline.summary = diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs])
     return out
 

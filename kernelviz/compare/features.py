@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..model import Graph, Launch
 
@@ -19,7 +20,9 @@ _NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits:
 _NAMED = re.compile(r"\b[A-Za-z_]\w*\d\w*\b")  # identifiers with digits: buffers and inputs
 _NAME_STOP = {"", "triton", "poi", "red", "per", "tem", "for", "fused", "cpp", "kernel", "extern", "kernels",
               "torch", "ops", "aten", "prims", "default", "run"}
-_JIT = re.compile(r"^@triton\.jit\b", re.M)
+_JIT = "@triton.jit"
+_WORD = re.compile(r"\w")
+_SEPARATOR = re.compile(r"[_.]")
 
 
 @dataclass(frozen=True)
@@ -41,14 +44,17 @@ class Work:
     call: str = ""  # an extern call's text with its buffers' names replaced (its sizes and strides kept)
 
 
-def words(name: str) -> set[str]:
+@lru_cache(maxsize=1 << 14)
+def words(name: str) -> frozenset[str]:
     """``triton_per_fused__log_softmax_nll_loss_2`` -> {log, softmax, nll, loss}; ``aten.addmm`` -> {addmm}."""
-    return {w for w in re.split(r"[_.]", name) if w not in _NAME_STOP and not w.isdigit()}
+    return frozenset(w for w in _SEPARATOR.split(name) if w not in _NAME_STOP and not w.isdigit())
 
 
-def describe(graph: Graph) -> list[Work]:
+def describe(graph: Graph, skeletons: dict[str, str] | None = None) -> list[Work]:
     """The :class:`Work` of every launch of ``graph``, in call() order (what a kernel's source says is read
-    once per kernel, however often it is launched)."""
+    once per kernel, however often it is launched); ``skeletons`` (body -> skeleton), shared by the graphs
+    of one diff, reads a body that both sides hold once."""
+    skeletons = {} if skeletons is None else skeletons
     kernels = {k.name: k for k in graph.kernels}
     specs = buffer_specs(graph)
     last = max(1, len(graph.launches) - 1)
@@ -61,7 +67,7 @@ def describe(graph: Graph) -> list[Work]:
         call = ""
         if kernel is not None:
             if kernel.name not in sources:
-                sources[kernel.name] = _source(kernel)
+                sources[kernel.name] = _source(kernel, skeletons)
             body, skeleton, fragment = sources[kernel.name]
         else:
             text = launch.text.split(" = ", 1)[-1]
@@ -80,14 +86,26 @@ def describe(graph: Graph) -> list[Work]:
     return out
 
 
-def _source(kernel) -> tuple[str, str, Counter]:
+def _source(kernel, skeletons: dict[str, str]) -> tuple[str, str, Counter]:
     """A kernel's body from ``@triton.jit`` on (its own name replaced), that body with every number
-    replaced, and the (dtype, shape) of its fragment's nodes."""
-    jit = _JIT.search(kernel.source)
-    body = kernel.source[jit.start() if jit else 0:].replace(kernel.name, "KERNEL")
+    replaced (from ``skeletons`` where it was read before), and the (dtype, shape) of its fragment's nodes."""
+    body = kernel.source[_jit(kernel.source):].replace(kernel.name, "KERNEL")
+    if body not in skeletons:
+        skeletons[body] = _NUMBER.sub("#", body)
     fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment_nodes()
                        if n.op != "output" and n.shape is not None)
-    return body, _NUMBER.sub("#", body), fragment
+    return body, skeletons[body], fragment
+
+
+def _jit(source: str) -> int:
+    """Where the first line that starts with the word ``@triton.jit`` starts (0 where none does)."""
+    at = source.find(_JIT)
+    while at != -1:
+        end = at + len(_JIT)
+        if (at == 0 or source[at - 1] == "\n") and not (end < len(source) and _WORD.match(source, end)):
+            return at
+        at = source.find(_JIT, end)
+    return 0
 
 
 def _bare(launch: Launch) -> str:

@@ -2,7 +2,9 @@
 
 The launches of two matched graphs are aligned in call() order, as a diff of text aligns lines: runs
 of launches with the same source (modulo numbers) on both sides are paired in order (longest runs
-first), so a block added or removed is one run of added or removed launches. Between those runs,
+first), so a block added or removed is one run of added or removed launches. A launch left out of those
+runs whose like is left out on the other side too runs in another place: the two are paired as moved
+(a reordered call(); the story says so), by key, before anything is scored. Between those runs,
 launches are paired one-to-one where what they compute agrees (the in-order pairing with the most
 evidence in all); a leftover launch whose source nodes (or ATen ops) lie within a paired launch of the
 other side joins it as a fusion (many a to one b) or a split (one a to many b); launches left in the
@@ -122,18 +124,99 @@ def match_launches(wa: list[Work], wb: list[Work]) -> list[LaunchGroup]:
     """Group the launches of two matched graphs (their :func:`describe`), in reading order (see the
     module's docstring)."""
     keys_a, keys_b = [key(x) for x in wa], [key(y) for y in wb]
-    groups: list[LaunchGroup] = []
-    for tag, i1, i2, j1, j2 in _opcodes(keys_a, keys_b):
+    opcodes = _opcodes(keys_a, keys_b)
+    moves = _moves(opcodes, wa, wb, keys_a, keys_b)
+    moved_b = set(moves.values())
+    in_order = {i: j for tag, i1, i2, j1, j2 in opcodes if tag == "equal" for i, j in zip(range(i1, i2), range(j1, j2))}
+    by_key = {**in_order, **moves}
+    swapped = _same_source(by_key, wa, wb, keys_a)
+    groups: list[LaunchGroup] = [_pair(wa[i], wb[by_key[i]], floor=SAME_TEXT) for i in moves]
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
-            groups += [_pair(x, y, floor=SAME_TEXT) for x, y in zip(wa[i1:i2], wb[j1:j2])]
+            groups += [_pair(wa[i], wb[by_key[i]], floor=SAME_TEXT) for i in range(i1, i2)]
         else:
-            groups += _repeated_block(keys_a, keys_b, wa[i1:i2], wb[j1:j2]) or _region(wa[i1:i2], wb[j1:j2])
+            xs = [x for x in wa[i1:i2] if x.index not in moves]
+            ys = [y for y in wb[j1:j2] if y.index not in moved_b]
+            groups += _repeated_block(keys_a, keys_b, xs, ys) or _region(xs, ys)
     groups = _moved(wa, wb, groups)
+    if moves or swapped:
+        groups = _reading_order(groups)
     for group in groups:
         group.a.sort()
         group.b.sort()
         group.relation = _relation(group, wa, wb)
     return groups
+
+
+def _exact(w: Work) -> tuple:
+    """What two launches of the same key share when they are the same launch: source and buffer shapes."""
+    return w.body, frozenset(w.buffers.items())
+
+
+def _moves(opcodes: list, wa: list[Work], wb: list[Work], keys_a: list, keys_b: list) -> dict[int, int]:
+    """Launches the in-order alignment left unpaired whose key (the same work) is left unpaired on the other
+    side too: a launch that runs in another place (a reordered call()). They are paired by key before
+    anything is scored, in linear time however large and shuffled the graphs: those with the same source and
+    buffer shapes first, then the rest; of several alike, the one next to where the launch before it went
+    (a block moved or reversed stays whole), else the first in b's order; {a index: b index}."""
+    def same(w: Work, k: tuple, exact: bool) -> tuple:
+        return (k, _exact(w)) if exact else k
+
+    left_a = [i for tag, i1, i2, _j1, _j2 in opcodes if tag != "equal" for i in range(i1, i2)]
+    left_b = [j for tag, _i1, _i2, j1, j2 in opcodes if tag != "equal" for j in range(j1, j2)]
+    moves: dict[int, int] = {}
+    for exact in (True, False):
+        taken = set(moves.values())
+        unpaired = {j: same(wb[j], keys_b[j], exact) for j in left_b if j not in taken}
+        waiting: dict = {}
+        for j in reversed(unpaired):  # popped from the end: the first in b's order first
+            waiting.setdefault(unpaired[j], []).append(j)
+        for i in left_a:
+            k = same(wa[i], keys_a[i], exact)
+            if i in moves or k not in waiting:
+                continue
+            before = moves.get(i - 1)
+            j = next((j for j in (before + 1, before - 1) if unpaired.get(j) == k), None) if before is not None \
+                else None
+            if j is None:
+                stack = waiting[k]
+                while stack and stack[-1] not in unpaired:
+                    stack.pop()
+                if not stack:
+                    continue
+                j = stack.pop()
+            moves[i] = j
+            del unpaired[j]
+    return moves
+
+
+def _same_source(pairs: dict[int, int], wa: list[Work], wb: list[Work], keys_a: list) -> bool:
+    """Pairs of one key swapped, in place, where that puts launches of the same source and buffer shapes
+    together (a run in order, or a move, may pair a layer's kernel with another layer's of other sizes while
+    its own twin went elsewhere); whether any was."""
+    exact_a, exact_b = {}, {}
+    odd: dict = {}  # key -> a launches paired with a launch of another source
+    for i, j in pairs.items():
+        exact_a[i], exact_b[j] = _exact(wa[i]), _exact(wb[j])
+        if exact_a[i] != exact_b[j]:
+            odd.setdefault(keys_a[i], []).append(i)
+    swapped = False
+    for members in odd.values():
+        holders: dict = {}  # b's source -> a launches in members whose partner has it
+        for i in members:
+            holders.setdefault(exact_b[pairs[i]], []).append(i)
+        for i in members:
+            want = exact_a[i]
+            others = holders.get(want, [])
+            while others and (exact_b[pairs[others[-1]]] != want or exact_a[others[-1]] == want):
+                others.pop()  # its partner changed since, or it holds its twin
+            if exact_b[pairs[i]] == want or not others:
+                continue
+            k = others.pop()
+            pairs[i], pairs[k] = pairs[k], pairs[i]
+            holders.setdefault(exact_b[pairs[k]], []).append(k)
+            swapped = True
+    return swapped
 
 
 def key(w: Work) -> tuple:
@@ -379,12 +462,13 @@ def _reading_order(groups: list[LaunchGroup]) -> list[LaunchGroup]:
         if g.a and g.b:
             for i in g.a:
                 where[i] = min(g.b)
+    paired = sorted(where)
 
     def key(g):
         if g.b:
             return (min(g.b), 0, min(g.a) if g.a else -1)
-        before = [i for i in where if i < g.a[0]]
-        return (where[max(before)] if before else -1, 1, g.a[0])
+        before = bisect_left(paired, g.a[0])  # the paired a launches before it
+        return (where[paired[before - 1]] if before else -1, 1, g.a[0])
 
     return sorted(groups, key=key)
 

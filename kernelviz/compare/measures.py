@@ -6,8 +6,8 @@ different units (CPU wall clock against GPU device time) are shown side by side 
 
 from __future__ import annotations
 
-from ..model import Capture, Graph, Launch
-from .model import RELATIONS, Diff, Group, Headline, Measure
+from ..model import Capture, Graph, Kernel, Launch
+from .model import RELATIONS, Diff, Group, Headline, Measure, is_number
 
 TOP = 5  # wins and losses in the headline
 NOISE_PCT = 2.0  # changes of a launch's time smaller than this share of it are not listed as wins or losses
@@ -18,8 +18,16 @@ def _units(timings: list) -> str | None:
     return units.pop() if len(units) == 1 else None
 
 
-def _sum(values: list) -> float | None:
-    return None if not values or any(v is None for v in values) else float(sum(values))
+def _sum(values: list) -> float | int | None:
+    """The sum as a float (exact, an int, where it is beyond one); None where a value is missing or, in a
+    hand-edited file, not a number."""
+    if not values or not all(is_number(v) for v in values):
+        return None
+    total = sum(values)
+    try:
+        return float(total)
+    except OverflowError:
+        return total
 
 
 def _timed(name: str, a: list, b: list, field: str) -> Measure:
@@ -47,11 +55,18 @@ def _clock(unit: str) -> str:
     return "CPU wall clock" if unit == "cpu" else "GPU device time"
 
 
-def group_measures(ga: Graph | None, gb: Graph | None, group: Group) -> list[Measure]:
-    """In-graph and isolated time, bytes, and for one kernel on each side its config and binary."""
+def kernels_by_name(graph: Graph | None) -> dict[str, Kernel]:
+    """A graph's generated kernels by name (none for a missing graph): looked up once for all its groups."""
+    return {k.name: k for k in graph.kernels} if graph else {}
+
+
+def group_measures(ga: Graph | None, gb: Graph | None, group: Group,
+                   kernels: tuple[dict[str, Kernel], dict[str, Kernel]]) -> list[Measure]:
+    """In-graph and isolated time, bytes, and for one kernel on each side its config and binary; ``kernels``:
+    :func:`kernels_by_name` of both graphs."""
     la = [ga.launches[i] for i in group.a] if ga else []
     lb = [gb.launches[i] for i in group.b] if gb else []
-    ka, kb = _kernels(ga, la), _kernels(gb, lb)
+    ka, kb = ([by_name.get(x.kernel_name or "") for x in launches] for by_name, launches in zip(kernels, (la, lb)))
     out = [_time("in-graph", la, lb)]
     iso = _timed("isolated", [k.timing if k else None for k in ka], [k.timing if k else None for k in kb],
                  "isolated_ms")
@@ -74,12 +89,6 @@ def group_measures(ga: Graph | None, gb: Graph | None, group: Group) -> list[Mea
     return out
 
 
-def _kernels(graph: Graph | None, launches: list[Launch]) -> list:
-    """The generated kernel of each launch (None for an extern call)."""
-    by_name = {k.name: k for k in graph.kernels} if graph else {}
-    return [by_name.get(x.kernel_name or "") for x in launches]
-
-
 def _bytes(la, ka, lb, kb) -> Measure:
     """Bytes moved: the timing's figure where the launches were timed, else Inductor's estimate."""
     def side(launches, kernels):
@@ -87,7 +96,9 @@ def _bytes(la, ka, lb, kb) -> Measure:
         if timed is not None:
             return timed, ""
         estimate = _sum([k.num_gb if k else None for k in kernels])
-        return (None, "") if estimate is None else (estimate * 1e9, "Inductor's estimate")
+        if estimate is None:
+            return None, ""
+        return estimate * (1e9 if isinstance(estimate, float) else 10**9), "Inductor's estimate"
 
     (a, note_a), (b, note_b) = side(la, ka), side(lb, kb)
     m = Measure("bytes", "bytes", a, b, unit="B")

@@ -35,16 +35,24 @@ class Measure:
 
     @property
     def delta(self) -> float | None:
-        """``b - a`` where both are numbers and comparable."""
-        if not self.comparable or not _number(self.a) or not _number(self.b):
+        """``b - a`` where both are numbers and comparable (None where an integer beyond a float meets a float)."""
+        if not self.comparable or not is_number(self.a) or not is_number(self.b):
             return None
-        return self.b - self.a
+        try:
+            return self.b - self.a
+        except OverflowError:
+            return None
 
     @property
     def pct(self) -> float | None:
-        """The change in percent of ``a`` (negative: ``b`` is smaller)."""
+        """The change in percent of ``a`` (negative: ``b`` is smaller; None where it is beyond a float)."""
         delta = self.delta
-        return None if delta is None or not self.a else 100.0 * delta / self.a
+        if delta is None or not self.a:
+            return None
+        try:
+            return 100.0 * delta / self.a
+        except OverflowError:
+            return None
 
     @property
     def changed(self) -> bool:
@@ -179,5 +187,6 @@ class Diff(Document):
         return summary(self)
 
 
-def _number(x: Any) -> bool:
+def is_number(x: Any) -> bool:
+    """An int or a float (a bool is neither)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)

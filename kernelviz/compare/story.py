@@ -1,8 +1,11 @@
 """What changed, in words: one sentence per graph pair ("11 launches added after launch 21, repeating
-launches 11-21; 1 changed (launch 22)") and one for the whole diff. Launch numbers are those of side a's
-call() (its table's "#"), except where a launch exists only in b."""
+launches 11-21; 1 changed (launch 22); launches reordered: 2 of 40 moved (launches 3, 7)") and one for the
+whole diff. Launch numbers are those of side a's call() (its table's "#"), except where a launch exists only
+in b."""
 
 from __future__ import annotations
+
+from bisect import bisect_left
 
 from ..model import Graph
 from .features import Work
@@ -39,7 +42,7 @@ def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: l
         where = "; ".join(f"launch {g.a[0]}: {_name(ga, g.a[0])} → {_name(gb, g.b[0])}" for g in changed) \
             if len(changed) <= NAMED else _numbers([g.a[0] for g in changed])
         parts.append(f"{_count(len(changed))} changed ({where})")
-    return "; ".join(parts) or "no launch changed"
+    return "; ".join(parts + _reordered(groups)) or "no launch changed"
 
 
 def unpaired_story(ga: Graph | None, gb: Graph | None) -> str:
@@ -70,12 +73,42 @@ def _run(relation, run, before, ga, gb, keys_a, keys_b) -> str:
     else:
         indices = [i for g in run for i in g.a]
         where = f"({_numbers(indices)}" + (f": {_name(ga, indices[0])})" if len(indices) == 1 else ")")
-        others = [None if i in set(indices) else x for i, x in enumerate(keys_a)]
+        gone = set(indices)
+        others = [None if i in gone else x for i, x in enumerate(keys_a)]
         found = repeats([keys_a[i] for i in indices], others)
     text = f"{_count(len(indices))} {relation} {where}"
     if found and len(indices) > 1:
         text += f", repeating launches {found[0]}-{found[0] + len(indices) - 1}"
     return text
+
+
+def _reordered(groups: list[Group]) -> list[str]:
+    """``launches reordered: 3 of 12 moved (launches 4, 9-10)``, or ``... 12 launches in reverse order``: the
+    paired launches of a outside the longest run that keeps its order in b (none where b keeps a's order)."""
+    firsts = [min(g.a) for g in sorted((g for g in groups if g.a and g.b), key=lambda g: min(g.b))]
+    kept = set(_in_order(firsts))
+    if len(kept) == len(firsts):
+        return []
+    if len(kept) == 1:
+        return [f"launches reordered: {_count(len(firsts))} in reverse order"]
+    moved = [i for g in groups if g.a and g.b and min(g.a) not in kept for i in g.a]
+    return [f"launches reordered: {len(moved)} of {sum(len(g.a) for g in groups if g.b)} moved ({_numbers(moved)})"]
+
+
+def _in_order(values: list[int]) -> list[int]:
+    """A longest increasing run (not necessarily contiguous) of distinct ``values``, in n log n."""
+    tails: list[int] = []  # tails[k]: the smallest last value of an increasing run of length k + 1
+    ends: list[int] = []  # where in values that run ends
+    before: list[int | None] = []  # where in values the run through each value comes from
+    for k, v in enumerate(values):
+        at = bisect_left(tails, v)
+        before.append(ends[at - 1] if at else None)
+        tails[at:at + 1], ends[at:at + 1] = [v], [k]
+    out, k = [], ends[-1] if ends else None
+    while k is not None:
+        out.append(values[k])
+        k = before[k]
+    return out[::-1]
 
 
 def _name(graph: Graph, index: int) -> str:

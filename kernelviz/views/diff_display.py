@@ -65,20 +65,21 @@ def show(diff: Diff) -> None:
 
 
 def show_against(base: str, capture, namespace: dict) -> None:
-    """``%%kernelviz --diff base``: show ``capture`` against the Capture named ``base`` in ``namespace``
+    """``%%kernelviz --diff base``: show ``capture`` against the Capture (or Ranks) named ``base`` in ``namespace``
     (or loaded from the path ``base``); a base that is neither is one line on stderr."""
     import sys
     from pathlib import Path
 
     from ..compare import diff
-    from ..model import Capture, CaptureError
+    from ..compare.sides import what_it_is
+    from ..model import Capture, CaptureError, Ranks
 
     try:
         if base not in namespace and not Path(base).exists():
             raise CaptureError("no variable of that name here, and no such file")
         before = namespace.get(base, base)
-        if not isinstance(before, (Capture, str)):
-            raise CaptureError(f"a {type(before).__name__}, not a kernelviz Capture or a path")
+        if not isinstance(before, (Capture, Ranks, str, Path)):
+            raise CaptureError(f"{what_it_is(before)}, not a kernelviz Capture, Ranks or a path")
         show(diff(before, capture, labels=(base, "this cell")))
     except (CaptureError, OSError) as exc:
         print(f"kernelviz: --diff {base}: {exc}", file=sys.stderr)
