@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..model import Capture, Ranks, without_gc
+from ..codec import without_gc
+from ..model import Capture, Ranks
 from .features import describe
 from .match import match_launches
 from .measures import graph_measures, group_measures, headline, kernels_by_name
