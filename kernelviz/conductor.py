@@ -4,10 +4,12 @@
    (:class:`~kernelviz.recorder.Recorder`); with ``bench`` the tensors each graph ran with are held for step 4.
 2. **build**: when the block ends (also when it raises) every hook is undone and the recorder builds the model's
    graphs; each graph keeps its live side (``Graph._run``) for timing later in this process.
-3. **stages**: Triton's compiled stages (TTIR to SASS) are read in a thread (:mod:`kernelviz.ir`); whatever shows,
-   saves or times the capture waits for them (``Capture.wait_stages``).
-4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`); the
-   held tensors are let go afterwards, timed or not.
+3. **stages**: each Triton kernel's binary facts (registers, spills, shared memory, occupancy, options) are read
+   now; the texts of its compiled stages (TTIR to SASS, with their links to source lines) in a thread
+   (:mod:`kernelviz.ir`), which never holds the exit: whatever shows or saves the capture waits for them
+   (``Capture.wait_stages``).
+4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`), the
+   stages' reading held back meanwhile; the held tensors are let go afterwards, timed or not.
 5. **advice**: the findings of what was recorded and measured, worked out once (:mod:`kernelviz.advice`).
 
 ``cap.bench()`` after the cell is steps 4 and 5 again (:func:`timed`).
@@ -15,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from .advice import advise
@@ -49,7 +52,8 @@ class Capturing:
             capture._stages = read_in_background(  # 3. stages
                 [job for graph in capture.graphs for job in stage_jobs(graph, _compiled(graph))])
             if self.bench and exc_type is None and capture.graphs:
-                bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
+                with _stages_paused(capture):
+                    bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
         finally:
             self.recorder.release_inputs()
             capture.findings = advise(capture)  # 5. advice
@@ -57,9 +61,15 @@ class Capturing:
 
 def timed(capture: Capture, **options: Any) -> Capture:
     """Steps 4 and 5 again, after the block (``cap.bench()``): time every graph, then the findings anew."""
-    bench(capture, **options)
+    with _stages_paused(capture):
+        bench(capture, **options)
     capture.findings = advise(capture)
     return capture
+
+
+def _stages_paused(capture: Capture) -> Any:
+    """The capture's stage reading held back (nothing where none is under way)."""
+    return capture._stages.paused() if capture._stages is not None else contextlib.nullcontext()
 
 
 def _compiled(graph: Any) -> Any:

@@ -264,28 +264,62 @@ def test_live_widget_sends_stages_repro_and_hip_when_asked():
 
 
 
-class _SlowKernel:
-    """A kernel object whose launchers take a second to look at (as a disassembler would), and never ran."""
-
-    @property
-    def launchers(self):
-        time.sleep(1.0)
-        return []
+def _slow_texts():
+    """A kernel's stages' texts that take a second to read (as a disassembler would)."""
+    time.sleep(1.0)
+    return {"ttir": "module {\n}\n"}, {"ttir": "made up"}, ["no sass: made up"]
 
 
 def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps_the_capture():
     from kernelviz.ir import StageJob, read_in_background
+    from kernelviz.model import KernelIR
 
-    never_ran = ("0 launchers: the kernel has not run (autotuning picks one when it does): run the compiled code "
-                 "inside the capture to see what it compiled to")
-    for use in (lambda c: c.to_json(), copy.deepcopy, lambda c: c._repr_mimebundle_(),
-                lambda c: c.bench(progress=False)):
+    for use in (lambda c: c.to_json(), copy.deepcopy, lambda c: c._repr_mimebundle_(), str):
         cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
         triton = [k for k in cap.kernels if k.kind.startswith("triton")]
-        cap._stages = read_in_background([StageJob(k, _SlowKernel(), None, []) for k in triton])
-        assert triton and all(k.ir is None for k in triton)  # the capture is there before its stages
+        for kernel in triton:
+            kernel.ir = KernelIR(num_regs=32)  # the binary facts come at once, the texts later
+        cap._stages = read_in_background([StageJob(k, k.ir, _slow_texts) for k in triton])
+        assert triton and all(not k.ir.stages for k in triton)  # the capture is there before its stages
         made = use(cap)
-        assert cap._stages is None and all(k.ir.notes == [never_ran] for k in triton)
-        if isinstance(made, str):
-            assert never_ran in made
+        assert cap._stages is None
+        assert all([s.tool for s in k.ir.stages] == ["made up"] and k.ir.notes == ["no sass: made up"] for k in triton)
+        if use is str:
+            assert "made up" not in made  # the summary does not show stages, but waited for them all the same
+
+
+def test_the_timing_holds_the_stage_reading_back(monkeypatch):
+    """``cap.bench()`` does not wait for the stages: it holds their reading back while it times (its CPU figures
+    stay the capture's own), and the reading goes on after."""
+    import threading
+
+    import kernelviz.conductor as conductor
+    import kernelviz.ir as ir
+    from kernelviz.ir import StageJob, read_in_background
+    from kernelviz.model import KernelIR
+
+    monkeypatch.setattr(ir, "_WORKERS", 1)
+    timing, began = threading.Event(), {}
+    ended: list[float] = []
+
+    def fake_bench(capture, **options):
+        timing.set()
+        time.sleep(0.3)
+        ended.append(time.monotonic())
+
+    def first():
+        timing.wait(5)  # begun before the timing: it finishes meanwhile
+        return {}, {}, []
+
+    def second():
+        began["second"] = time.monotonic()
+        return {}, {}, []
+
+    monkeypatch.setattr(conductor, "bench", fake_bench)
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    kernels = [k for k in cap.kernels if k.kind.startswith("triton")][:2]
+    cap._stages = read_in_background([StageJob(k, KernelIR(), texts) for k, texts in zip(kernels, (first, second))])
+    conductor.timed(cap)
+    cap.wait_stages()
+    assert began["second"] >= ended[0]
     assert read_in_background([]) is None

@@ -44,7 +44,6 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     there ``limit_s`` is how long a rank waits for the others before it leaves the graph untimed, saying why."""
     import torch
 
-    capture.wait_stages()  # the stages' reading thread is done before the GPU is timed
     plans = plan(capture)
     worker = isolation.Worker.prepare(p.graph for p in plans if p.where == "elsewhere")  # starts while we time
     if peaks is not None:

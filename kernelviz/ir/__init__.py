@@ -8,7 +8,10 @@ waits); what it finds is kept in ``Kernel.ir``, so a saved capture shows it with
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
 
@@ -29,17 +32,17 @@ from .stages import (
     read_stage,
 )
 
-__all__ = ["StageJob", "read_stages", "stage_jobs", "read_in_background", "kernel_ir"]
+__all__ = ["StageJob", "StageReading", "read_stages", "stage_jobs", "read_in_background", "kernel_ir", "kernel_facts"]
 _WORKERS = min(16, os.cpu_count() or 4)  # the SASS disassembler runs as a process per kernel
 
 
 class StageJob(NamedTuple):
-    """What reading one kernel's stages needs, taken while its compiled module is loaded."""
+    """One kernel whose binary facts are read (``ir``, already its ``Kernel.ir``) and whose stages' texts are left
+    to read: ``texts()`` gives them, the tool each came from, and notes on what is missing."""
 
     kernel: Kernel
-    obj: Any  # the live kernel object (a CachingAutotuner)
-    limits: DeviceLimits | None
-    roots: list[str]  # Triton cache folders to look in, first the likeliest (stages.cache_roots)
+    ir: KernelIR
+    texts: Callable[[], tuple[dict[str, str], dict[str, str], list[str]]]
 
 
 def read_stages(graph: Graph, compiled: Any = None) -> None:
@@ -49,9 +52,10 @@ def read_stages(graph: Graph, compiled: Any = None) -> None:
 
 
 def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
-    """What reading the stages of a CUDA graph's Triton kernels needs from its live module, taken while it
-    is loaded (and while this thread's ``TRITON_CACHE_DIR`` is the one it ran with). Never raises (a graph
-    warning says why not)."""
+    """Read the binary facts of a CUDA graph's Triton kernels from its live module into ``Kernel.ir`` now
+    (registers, spills, shared memory, occupancy, compile options: what timing, repros and findings use; no tool
+    runs), while it is loaded (and while this thread's ``TRITON_CACHE_DIR`` is the one it ran with); the jobs
+    that read their stages' texts. Never raises (a graph warning or a kernel's notes say why not)."""
     kernels = [k for k in graph.kernels if k.kind.startswith("triton")]
     if graph.device != "cuda" or not kernels:
         return []
@@ -70,55 +74,70 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
         obj = namespace.get(kernel.name)
         meta = getattr(obj, "triton_meta", None)
         device = meta.get("device", 0) if isinstance(meta, dict) else 0
-        jobs.append(StageJob(kernel, obj, limits, cache_roots(device if isinstance(device, int) else 0, seen)))
+        try:
+            kernel.ir, texts = kernel_facts(kernel, obj, limits, cache_roots(device if isinstance(device, int) else 0,
+                                                                             seen))
+        except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
+            kernel.ir, texts = KernelIR(notes=[f"stages not read: {type(exc).__name__}: {exc}"]), None
+        if texts is not None:
+            jobs.append(StageJob(kernel, kernel.ir, texts))
     return jobs
 
 
-def read_jobs(jobs: list[StageJob]) -> None:
-    """Read the stages of :func:`stage_jobs`' kernels (the SASS disassembler runs as a process per kernel)."""
+def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
+    """Read the stages' texts of :func:`stage_jobs`' kernels (the SASS disassembler runs as a process per kernel),
+    each once ``go`` is set where one is given."""
+    def one(job: StageJob) -> None:
+        if go is not None:
+            go.wait()
+        _add_texts(job)
+
     with ThreadPoolExecutor(_WORKERS) as pool:
-        for job, ir in zip(jobs, pool.map(_safely, jobs)):
-            job.kernel.ir = ir
+        list(pool.map(one, jobs))
 
 
-def read_in_background(jobs: list[StageJob]) -> Future | None:
-    """:func:`read_jobs` in a thread of its own, so that a capture ends at once; None where there is nothing
-    to read. What shows or saves the capture waits for it (``Capture.wait_stages``)."""
-    if not jobs:
-        return None
-    runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
+class StageReading:
+    """The stages' texts of a capture's kernels being read in a thread of its own, so that the capture ends at
+    once: :meth:`result` waits for them (what shows or saves the capture does: ``Capture.wait_stages``),
+    :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own)."""
+
+    def __init__(self, jobs: list[StageJob]) -> None:
+        self._go = threading.Event()
+        self._go.set()
+        runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
+        try:
+            self._done: Future = runner.submit(read_jobs, jobs, self._go)
+        finally:
+            runner.shutdown(wait=False)
+
+    def result(self) -> None:
+        self._go.set()
+        self._done.result()
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """No kernel's texts begin to be read inside the block (those begun finish)."""
+        self._go.clear()
+        try:
+            yield
+        finally:
+            self._go.set()
+
+
+def read_in_background(jobs: list[StageJob]) -> StageReading | None:
+    """:class:`StageReading` of ``jobs``; None where there is nothing to read."""
+    return StageReading(jobs) if jobs else None
+
+
+def _add_texts(job: StageJob) -> None:
+    """The stages of one kernel, with their links to its source lines, into its ``KernelIR``."""
+    kernel, ir = job.kernel, job.ir
     try:
-        return runner.submit(read_jobs, jobs)
-    finally:
-        runner.shutdown(wait=False)
-
-
-def _safely(job: StageJob) -> KernelIR:
-    try:
-        return kernel_ir(job.kernel, job.obj, job.limits, job.roots)
+        texts, tools, notes = job.texts()
     except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
-        return KernelIR(notes=[f"stages not read: {type(exc).__name__}: {exc}"])
-
-
-def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None, roots: list[str] | None = None) -> KernelIR:
-    """The stages and binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``: the
-    stages from the binary in memory where the launcher holds it (Triton's own launcher), else from Triton's
-    cache folder in ``roots`` (Inductor's static launcher keeps none). Registers, spills, shared memory and
-    occupancy come from the launcher whether or not the stages are found."""
-    ir = KernelIR()
-    launchers = getattr(obj, "launchers", None) or []
-    if len(launchers) != 1:
-        ir.notes.append(f"{len(launchers)} launchers: the kernel has not run (autotuning picks one when it does): "
-                        "run the compiled code inside the capture to see what it compiled to")
-        return ir
-    launcher = launchers[0]
-    ir.num_regs, ir.num_spills, ir.shared_bytes = (_int(getattr(launcher, a, None)) for a in ("n_regs", "n_spills",
-                                                                                              "shared"))
-    ir.cache_hash = getattr(launcher, "cache_hash", None)
-    ir.file = getattr(obj, "filename", None)
-    ir.line_offset = _line_offset(ir.file, kernel.source)
-    texts, tools, meta = _texts(kernel.name, _binary(obj, launcher, ir.cache_hash), ir, roots)
-    ir.options = {k: meta[k] for k in OPTION_KEYS if k in meta}
+        ir.notes.append(f"stages not read: {type(exc).__name__}: {exc}")
+        return
+    ir.notes[:0] = notes
     ir.file = ir.file or guess_file(texts.get("ttir", ""))
     count = len(kernel.source.splitlines())
     for stage, text in texts.items():
@@ -127,14 +146,45 @@ def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None, roots: list
         ir.stages.append(keep(stage, text, lines or [[] for _ in text.splitlines()], tool=tools[stage],
                               helpers=helper_lines(positions, ir.file)))
     if note := unlinked_note(ir.stages):
-        ir.notes.append(note)
+        ir.notes.insert(len(notes), note)
+
+
+def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None, roots: list[str] | None = None) -> KernelIR:
+    """The stages and binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``
+    (:func:`kernel_facts`, then the stages' texts)."""
+    ir, texts = kernel_facts(kernel, obj, limits, roots)
+    if texts is not None:
+        _add_texts(StageJob(kernel, ir, texts))
+    return ir
+
+
+def kernel_facts(kernel: Kernel, obj: Any, limits: DeviceLimits | None,
+                 roots: list[str] | None = None) -> tuple[KernelIR, Callable[[], Any] | None]:
+    """The binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``, and how to read its
+    stages' texts (None where there are none to read): from the binary in memory where the launcher holds it
+    (Triton's own launcher), else from Triton's cache folder in ``roots`` (Inductor's static launcher keeps none).
+    Registers, spills, shared memory and occupancy come from the launcher whether or not the stages are found."""
+    ir = KernelIR()
+    launchers = getattr(obj, "launchers", None) or []
+    if len(launchers) != 1:
+        ir.notes.append(f"{len(launchers)} launchers: the kernel has not run (autotuning picks one when it does): "
+                        "run the compiled code inside the capture to see what it compiled to")
+        return ir, None
+    launcher = launchers[0]
+    ir.num_regs, ir.num_spills, ir.shared_bytes = (_int(getattr(launcher, a, None)) for a in ("n_regs", "n_spills",
+                                                                                              "shared"))
+    ir.cache_hash = getattr(launcher, "cache_hash", None)
+    ir.file = getattr(obj, "filename", None)
+    ir.line_offset = _line_offset(ir.file, kernel.source)
+    meta, texts = _source(kernel.name, _binary(obj, launcher, ir.cache_hash), ir, roots)
+    ir.options = {k: meta[k] for k in OPTION_KEYS if k in meta}
     warps = meta.get("num_warps") or getattr(getattr(launcher, "config", None), "num_warps", None)
     if limits is not None and isinstance(warps, int) and warps > 0 and ir.num_regs is not None:
         shared = ir.shared_bytes if ir.shared_bytes is not None else _int(meta.get("shared")) or 0
         ir.occupancy = occupancy(limits, num_warps=warps, regs=ir.num_regs, shared=shared)
     elif limits is None:
         ir.notes.append("occupancy unknown: the device's limits could not be read")
-    return ir
+    return ir, texts
 
 
 def _binary(obj: Any, launcher: Any, cache_hash: str | None) -> Any:
@@ -151,42 +201,52 @@ def _binary(obj: Any, launcher: Any, cache_hash: str | None) -> Any:
     return None
 
 
-def _texts(name: str, binary: Any, ir: KernelIR, roots: list[str] | None) -> tuple[dict, dict, dict]:
-    """The stages' texts, where each came from, and Triton's metadata of the launcher's binary; what is
-    missing is said in ``ir.notes``."""
+def _source(name: str, binary: Any, ir: KernelIR, roots: list[str] | None) -> tuple[dict, Callable[[], Any] | None]:
+    """Triton's metadata of the launcher's binary, and how to read its stages' texts (what it gives: the texts,
+    where each came from, notes on what is missing); None where they cannot be found (said in ``ir.notes``)."""
     asm = getattr(binary, "asm", None)
-    texts: dict[str, str] = {}
     if asm is not None and isinstance(asm.get("ttir"), str):  # Triton's launcher: the binary in memory
-        meta = _as_dict(getattr(binary, "metadata", None))
-        texts = {stage: asm[stage] for stage in FILE_STAGES if isinstance(asm.get(stage), str)}
-        tools = {stage: "Triton's compiled kernel" for stage in texts}
-        ir.notes += [f"no {stage} in Triton's compiled kernel" for stage in FILE_STAGES if stage not in texts]
-        cubin = asm.get("cubin")
-        sass = (lambda: disassemble_bytes(cubin, name)) if isinstance(cubin, bytes) else None
-    elif not ir.cache_hash:
+        def in_memory() -> tuple[dict[str, str], dict[str, str], list[str]]:
+            texts = {stage: asm[stage] for stage in FILE_STAGES if isinstance(asm.get(stage), str)}
+            notes = [f"no {stage} in Triton's compiled kernel" for stage in FILE_STAGES if stage not in texts]
+            cubin = asm.get("cubin")
+            return _with_sass(texts, {stage: "Triton's compiled kernel" for stage in texts}, notes,
+                              (lambda: disassemble_bytes(cubin, name)) if isinstance(cubin, bytes) else None)
+
+        return _as_dict(getattr(binary, "metadata", None)), in_memory
+    if not ir.cache_hash:
         ir.notes.append("this torch's launcher does not say which Triton binary it runs (no cache_hash)")
-        return {}, {}, {}
-    else:
-        try:
-            folder, meta = binary_folder(ir.cache_hash, name, roots)
-        except StageError as exc:
-            ir.notes.append(str(exc))
-            return {}, {}, {}
+        return {}, None
+    try:
+        folder, meta = binary_folder(ir.cache_hash, name, roots)
+    except StageError as exc:
+        ir.notes.append(str(exc))
+        return {}, None
+
+    def in_cache() -> tuple[dict[str, str], dict[str, str], list[str]]:
+        texts, notes = {}, []
         for stage in FILE_STAGES:
             try:
                 texts[stage] = read_stage(folder, name, stage)
             except StageError as exc:
-                ir.notes.append(str(exc))
-        tools = {stage: "Triton's cache" for stage in texts}
-        sass = lambda: disassemble(folder / f"{name}.cubin")  # noqa: E731
+                notes.append(str(exc))
+        return _with_sass(texts, {stage: "Triton's cache" for stage in texts}, notes,
+                          lambda: disassemble(folder / f"{name}.cubin"))
+
+    return meta, in_cache
+
+
+def _with_sass(texts: dict[str, str], tools: dict[str, str], notes: list[str],
+               sass: Callable[[], tuple[str, str]] | None) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """The texts with the SASS the disassembler gives (its command as its tool), or a note on why there is none."""
     if sass is None:
-        ir.notes.append("no SASS: Triton's compiled kernel holds no cubin")
-    else:
-        try:
-            tools["sass"], texts["sass"] = sass()
-        except StageError as exc:
-            ir.notes.append(str(exc))
-    return texts, tools, meta
+        notes.append("no SASS: Triton's compiled kernel holds no cubin")
+        return texts, tools, notes
+    try:
+        tools["sass"], texts["sass"] = sass()
+    except StageError as exc:
+        notes.append(str(exc))
+    return texts, tools, notes
 
 
 def _as_dict(metadata: Any) -> dict:
