@@ -17,4 +17,14 @@ def child_environment() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTHONWARNINGS"] = ",".join(w for w in (env.get("PYTHONWARNINGS"), NO_NUMPY_WARNING) if w)
     env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    if env.pop("PYTHONDONTWRITEBYTECODE", None) is not None and "PYTHONPYCACHEPREFIX" not in env:
+        # no bytecode kept here (the GPU image's way): a child would compile torch's and Inductor's sources at
+        # each start (seconds); kernelviz's children keep their own cache instead (the user's setting is theirs)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode_cache())
     return env
+
+
+def bytecode_cache() -> Path:
+    """Where kernelviz's child processes keep the bytecode of what they import, where this process keeps none."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kernelviz" / "pycache"

@@ -535,6 +535,14 @@ class GraphRun:
     def __reduce__(self) -> tuple[Any, tuple[()]]:
         return type(None), ()  # copies and pickles of its graph hold no live side
 
+    def held_bytes(self) -> int:
+        """Bytes of tensors this live side keeps alive: the inputs held for the timing at exit, and the copies of
+        the inputs whose values steer the graph (seeds, offsets, indices), kept to recreate them later."""
+        held = [x for x in self.inputs or [] if hasattr(x, "element_size")]
+        held += [t for spec in self.specs or [] for t in (getattr(spec, "values", None), getattr(spec, "live", None))
+                 if hasattr(t, "element_size")]
+        return sum(t.numel() * t.element_size() for t in held)
+
 
 @dataclass
 class Graph:
@@ -680,6 +688,20 @@ class Capture(Document):
         pending, self._stages = self._stages, None
         if pending is not None:
             pending.result()
+        return self
+
+    def held_bytes(self) -> int:
+        """Bytes of memory (on the device the graphs ran on) this capture keeps alive so that :meth:`bench` can time
+        its graphs here again later: copies of the inputs whose values steer them (max-pool offsets, gather
+        indices, seeds). :meth:`release` gives them back."""
+        return sum(graph._run.held_bytes() for graph in self.graphs if graph._run is not None)
+
+    def release(self) -> Capture:
+        """Give back what :meth:`held_bytes` counts: the graphs' live sides go, and a later :meth:`bench` times them
+        in the timing process, on inputs recreated from their recorded specs (integers it cannot recreate are made
+        up there, and the timing says so)."""
+        for graph in self.graphs:
+            graph._run = None
         return self
 
     def __getstate__(self) -> dict[str, Any]:  # copies and pickles wait for the stages, and never hold the thread
