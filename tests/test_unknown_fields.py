@@ -4,7 +4,6 @@ before, byte for byte, and the notebook payload's annex is not taken for such fi
 
 import dataclasses
 import json
-import types
 import typing
 
 import kernelviz
@@ -12,8 +11,9 @@ from conftest import FIXTURES
 from kernelviz import codec, model
 from kernelviz.compare import model as compare_model
 from kernelviz.compare.model import DIFF_VERSION, FORMAT, Diff
-from kernelviz.model import RANKS_FORMAT, SCHEMA_VERSION, Capture, Document, FragmentNode, GraphRun, Ranks, Record
+from kernelviz.model import RANKS_FORMAT, Capture, Document, FragmentNode, GraphRun, Ranks, Record
 from kernelviz.views.payload import capture_from_bundle, payload, saved
+from model_data import classes_in, full, reachable
 
 DIFF_PAIR = ("deep/h100_capture.json", "counters/h100/mm_relu.json")  # timed, deep and counted: 19 classes
 
@@ -23,44 +23,13 @@ def _unknown(cls: type) -> dict:
     return {f"future_{cls.__name__}": {"n": [1, 2.5, None, True], "s": "é😀"}, "future_flag": False}
 
 
-def _dataclasses(tp) -> list[type]:
-    """The model classes that an annotation holds (``list[Kernel]``, ``Occupancy | None``...)."""
-    if dataclasses.is_dataclass(tp):
-        return [tp]
-    return [c for arg in typing.get_args(tp) for c in _dataclasses(arg)]
-
-
-def _sample(tp, seen: set[type]):
-    """JSON data of annotation ``tp`` with every field present, unknown fields added to every object."""
-    if dataclasses.is_dataclass(tp):
-        seen.add(tp)
-        data = {name: 0 if name == "index" else _sample(hint, seen)  # a launch's index: its place
-                for name, hint in codec.field_types(tp).items()}
-        return {**data, **_unknown(tp)}
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        return _sample(next(a for a in args if a is not type(None)), seen)
-    if origin is list:
-        return [_sample(args[0], seen)]
-    if origin is dict:
-        return {"key": _sample(args[1], seen)}
-    return {str: "text", int: 1, float: 1.5, bool: True}.get(tp, {"any": [1, "x"]})
-
-
-def _full(cls: type, seen: set[type]) -> dict:
-    data = _sample(cls, seen)
-    for capture in [data, data.get("reference") or {}, *data.get("captures", []), data.get("a", {}), data.get("b", {})]:
-        capture["schema_version"] = SCHEMA_VERSION
-    return data
-
-
 def _inject(tp, value, seen: set[type]) -> None:
     """Put unknown fields into every object of real JSON data ``value`` (of annotation ``tp``), in place."""
     if isinstance(value, list):
         for item in value:
             _inject(typing.get_args(tp)[0] if typing.get_origin(tp) is list else tp, item, seen)
         return
-    classes = _dataclasses(tp)
+    classes = classes_in(tp)
     if not isinstance(value, dict) or not classes:
         return
     if typing.get_origin(tp) is dict:
@@ -74,18 +43,8 @@ def _inject(tp, value, seen: set[type]) -> None:
     value.update(_unknown(cls))
 
 
-def _reachable(cls: type) -> set[type]:
-    found, todo = set(), [cls]
-    while todo:
-        c = todo.pop()
-        if c not in found:
-            found.add(c)
-            todo += [d for hint in codec.field_types(c).values() for d in _dataclasses(hint)]
-    return found
-
-
 def test_every_model_class_written_as_json_keeps_what_it_does_not_know():
-    written = _reachable(Capture) | _reachable(Ranks) | _reachable(Diff)
+    written = reachable(Capture) | reachable(Ranks) | reachable(Diff)
     declared = {c for module in (model, compare_model) for c in vars(module).values()
                 if dataclasses.is_dataclass(c) and c.__module__ == module.__name__}
     # the live side of a graph is never written; fragment nodes only in schemas 1 and 2 (read as lines since)
@@ -95,8 +54,8 @@ def test_every_model_class_written_as_json_keeps_what_it_does_not_know():
 
 def test_unknown_fields_at_every_level_of_a_capture_survive_load_and_save(tmp_path, monkeypatch):
     seen: set[type] = set()
-    data = _full(Capture, seen)
-    assert seen == _reachable(Capture)  # every class, each with its unknown fields
+    data = full(Capture, seen, _unknown)
+    assert seen == reachable(Capture)  # every class, each with its unknown fields
     capture = Capture.from_dict(json.loads(json.dumps(data)))
     assert capture.graphs[0].kernels[0].ir.occupancy._other == _unknown(type(capture.graphs[0].kernels[0].ir.occupancy))
     assert json.loads(capture.to_json()) == data  # every field, known or not, with its value
@@ -110,7 +69,7 @@ def test_unknown_fields_at_every_level_of_a_capture_survive_load_and_save(tmp_pa
 
 
 def test_unknown_fields_survive_in_a_jobs_ranks_and_in_each_rank_capture_taken_alone():
-    data = _full(Ranks, set())
+    data = full(Ranks, set(), _unknown)
     data["format"] = RANKS_FORMAT
     ranks = Ranks.from_json(json.dumps(data))
     assert json.loads(ranks.to_json()) == data
@@ -121,7 +80,7 @@ def test_unknown_fields_survive_in_a_jobs_ranks_and_in_each_rank_capture_taken_a
 
 
 def test_unknown_fields_survive_in_a_diff_its_parts_and_its_captures():
-    data = _full(Diff, set())
+    data = full(Diff, set(), _unknown)
     data.update(format=FORMAT, diff_version=DIFF_VERSION)
     diff = Diff.from_json(json.dumps(data))
     assert json.loads(diff.to_json()) == data and diff.to_dict() == data
@@ -166,7 +125,7 @@ def test_the_notebook_payloads_annex_is_not_kept_as_a_field_of_the_capture():
         back = capture_from_bundle(json.loads(json.dumps(data)))
         assert not back._holds_other and back.to_json() == plain.to_json()
     assert not capture_from_bundle(payload(plain, per_kernel=False))._holds_other  # the live one, code left out
-    data = _full(Capture, set())
+    data = full(Capture, set(), _unknown)
     future = Capture.from_dict(data)
     back = capture_from_bundle(json.loads(json.dumps(saved(future))))
     assert json.loads(back.to_json()) == data  # what the newer kernelviz wrote, and no "view"
