@@ -1,23 +1,29 @@
 """The model as JSON text and files: writing it (orjson where installed), reading it back into typed objects
 with every value checked (one line naming the field where one is wrong), the schema versions this kernelviz
-reads, and atomic saves. The model (:mod:`kernelviz.model`) holds the types; this module is their codec."""
+reads, and atomic saves. The model (:mod:`kernelviz.model`) holds the types; this module is their codec.
+
+Fields a newer kernelviz wrote that this one does not know are kept where they were read (``Record._other``) and
+written back: a document that holds any (``Document._holds_other``, set as it is read) is written by a slower way
+that adds them; any other is written as before, by orjson alone."""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import gc
 import json
 import math
 import os
 import re
+import sys
 import tempfile
 import types
 import typing
 from pathlib import Path
 from typing import Any
 
-from .model import RANKS_FORMAT, READABLE_SCHEMAS, SCHEMA_VERSION, CaptureError, FragmentNode
+from .model import RANKS_FORMAT, READABLE_SCHEMAS, SCHEMA_VERSION, CaptureError, Document, FragmentNode
 
 try:
     import orjson
@@ -80,11 +86,18 @@ def read_text(cls: type, text: str | bytes, expected: str) -> Any:
         return cls.from_dict(_capture_json(text, expected))
 
 
+# What the notebook payload adds at a capture's top (kernelviz.views.payload): not the capture's own fields
+PAYLOAD_KEYS = ("view", "ranks")
+
+
 def read(cls: type, data: Any) -> Any:
     """``cls`` built from its JSON data, if this kernelviz reads the data's schema version (one line
-    naming the field that is wrong otherwise). Fields it does not know are ignored (e.g. the ``view`` annex
-    of the notebook payload)."""
+    naming the field that is wrong otherwise). Fields it does not know are kept (see :func:`build`), but for
+    the keys the notebook payload adds (``PAYLOAD_KEYS``), which are left out."""
     _check_capture(data)
+    annex = [key for key in PAYLOAD_KEYS if key in data and key not in field_types(cls)]  # Ranks.ranks is its own
+    if annex:
+        data = {key: value for key, value in data.items() if key not in annex}
     if data["schema_version"] < 3:
         data = _upgraded(data)
     with without_gc():
@@ -144,10 +157,43 @@ def dumps(value: Any, indent: int | None = None) -> str:
     installed, else by the standard library."""
     if orjson is not None and indent is None:
         try:
-            return orjson.dumps(value).decode()
+            return _orjson(value).decode()
         except TypeError:  # orjson.JSONEncodeError, e.g. an integer over 64 bits: the standard library writes it
             pass
     return json.dumps(value, default=_fields, indent=indent)
+
+
+def _orjson(value: Any) -> bytes:
+    """orjson's JSON of ``value``: dataclasses written by orjson itself (their ``__dict__``, leaving out names that
+    start with ``_``), or, in a document that keeps fields it did not know, each by :func:`_fields`."""
+    if _holds_other(value):
+        return orjson.dumps(value, default=_fields, option=orjson.OPT_PASSTHROUGH_DATACLASS)
+    return orjson.dumps(value)
+
+
+def _holds_other(value: Any) -> bool:
+    """Whether ``value`` is a document that keeps fields it did not know, or holds one that does (a job's ranks
+    hold their captures, a diff its two)."""
+    if not isinstance(value, Document):
+        return False
+    return value._holds_other or any(_holds_other(part) for name in _document_fields(type(value))
+                                     for part in _as_list(getattr(value, name)))
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+_DOCUMENT_FIELDS: dict[type, list[str]] = {}
+
+
+def _document_fields(cls: type) -> list[str]:
+    """The fields of a document class that hold documents (``Capture``, ``list[Capture]``, ``Capture | None``)."""
+    if cls not in _DOCUMENT_FIELDS:
+        def documents(tp: Any) -> bool:
+            return (isinstance(tp, type) and issubclass(tp, Document)) or any(map(documents, typing.get_args(tp)))
+        _DOCUMENT_FIELDS[cls] = [name for name, tp in field_types(cls).items() if documents(tp)]
+    return _DOCUMENT_FIELDS[cls]
 
 
 def json_data(value: Any) -> Any:
@@ -156,7 +202,7 @@ def json_data(value: Any) -> Any:
     with without_gc():
         if orjson is not None:
             try:
-                return orjson.loads(orjson.dumps(value))
+                return orjson.loads(_orjson(value))
             except TypeError:  # e.g. an integer over 64 bits: the standard library's way
                 pass
         return loads(dumps(value))
@@ -220,9 +266,12 @@ def _finite(text: str) -> float:
 
 
 def _fields(value: Any) -> dict[str, Any]:
-    """``json.dumps`` hook: a model object as the dict of its fields (the encoder walks the rest)."""
+    """``json.dumps`` (and orjson) hook: a model object as the dict of its fields, then the fields it kept from its
+    JSON that this kernelviz does not know (the encoder walks the rest)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: getattr(value, name) for name in field_types(type(value))}
+        fields = {name: getattr(value, name) for name in field_types(type(value))}
+        other = getattr(value, "_other", None)
+        return {**fields, **other} if other else fields
     raise TypeError(f"{type(value).__name__} is not part of the kernelviz model and cannot be written as JSON")
 
 
@@ -265,6 +314,8 @@ def _describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 256:  # its digits could be thousands (or too many for repr)
+        return f"an integer of {value.bit_length()} bits"
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
@@ -314,11 +365,28 @@ def _exact(tp: type):
 
 
 def _number(value):
-    if type(value) is float:
+    """A finite float (JSON has no NaN or Infinity, and orjson would write them as null)."""
+    if type(value) is float and math.isfinite(value):
         return value
-    if type(value) is int:
+    if type(value) is int and abs(value) <= _LARGEST_FLOAT:
         return float(value)
     raise _Invalid("a number", value)
+
+
+_LARGEST_FLOAT = int(sys.float_info.max)
+
+
+def _scalars(types_: tuple[type, ...]):
+    """The converter of a union of scalar types (``int | float | bool | None``): a value of one of them, as it is
+    (a bool where an integer may be, as Python's types say; a float only where finite)."""
+    allowed = set(types_) | ({bool} if int in types_ else set())
+    expected = " or ".join("null" if t is type(None) else _EXPECTED[t] for t in types_)
+
+    def convert(value):
+        if type(value) in allowed and (type(value) is not float or math.isfinite(value)):
+            return value
+        raise _Invalid(expected, value)
+    return convert
 
 
 def _anything(value: Any) -> Any:
@@ -345,6 +413,8 @@ def _make_converter(tp: Any):
         inner = [a for a in args if a is not type(None)]
         if len(inner) == 1:
             return _converter(inner[0])  # null passes the dataclass converter's fast path
+        if all(a in _EXPECTED or a is type(None) for a in args):
+            return _scalars(args)
         return _anything
     if origin is list:
         return _list_converter(args[0])
@@ -408,9 +478,15 @@ def _at(key: str | int, convert, value: Any) -> Any:
         raise
 
 
+# Counts the objects that kept fields they did not know while build() reads (a list per build, per thread)
+_KEPT: contextvars.ContextVar[list[None]] = contextvars.ContextVar("kept")
+
+
 def _dataclass_converter(cls: type):
     """Check every field of ``cls`` and build the object without calling ``__init__`` (no dataclass in
-    the model has a ``__post_init__``): values of an exact expected type are taken as they are."""
+    the model has a ``__post_init__``): values of an exact expected type are taken as they are. Keys it does not
+    know are kept in the object's ``_other``, counted in ``_KEPT``; a document in which any were kept is marked
+    (``_holds_other``). An object of ``cls`` itself (built before, e.g. a diff's captures) is taken as it is."""
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__}: the JSON reader builds model objects without __init__")
     fields, hints = [], field_types(cls)
@@ -421,18 +497,22 @@ def _dataclass_converter(cls: type):
             factory = f.default_factory is not dataclasses.MISSING
             fields.append((f.name, _as_is(tp), _converter(tp), default, factory))
     expected = f"an object ({cls.__name__})"
-    new = object.__new__
+    new, count = object.__new__, len(fields)
 
     def convert(value):
         if type(value) is not dict:
+            if type(value) is cls:
+                return value
             raise _Invalid(expected, value)
         out = {}
+        missing = 0
         for name, as_is, conv, default, factory in fields:
             v = value.get(name, _MISSING)
             if type(v) in as_is:
                 out[name] = v
             elif v is _MISSING and default is not dataclasses.MISSING:
                 out[name] = default() if factory else default
+                missing += 1
             else:  # a value to check, or a required field that is missing (every converter refuses _MISSING)
                 try:
                     out[name] = conv(v)
@@ -441,20 +521,35 @@ def _dataclass_converter(cls: type):
                         error.expected = _expected(hints[name])
                     error.path.append(name)
                     raise
+        if len(value) + missing != count:  # keys it does not know: kept
+            out["_other"] = {k: v for k, v in value.items() if k not in hints}
+            _KEPT.get([]).append(None)
         obj = new(cls)
         obj.__dict__ = out
         return obj
-    return convert
+
+    if not issubclass(cls, Document):
+        return convert
+
+    def document(value):
+        kept = _KEPT.get([])
+        before = len(kept)
+        obj = convert(value)
+        if len(kept) > before:
+            obj._holds_other = True
+        return obj
+    return document
 
 
 def _as_is(tp: Any) -> tuple[type, ...]:
-    """JSON types that need no check or conversion for annotation ``tp`` (the fast path)."""
-    if tp in (str, int, bool, float):
+    """JSON types that need no check or conversion for annotation ``tp`` (the fast path; a float is checked: it
+    may be NaN or infinite)."""
+    if tp in (str, int, bool):
         return (tp,)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
         inner = next(a for a in args if a is not type(None))
-        return (type(None), inner) if inner in (str, int, bool, float) else (type(None),)
+        return (type(None), inner) if inner in (str, int, bool) else (type(None),)
     return ()
 
 
@@ -485,11 +580,15 @@ def _check_capture(data: Any) -> None:
 
 
 def build(cls: type, data: Any) -> Any:
-    """A model object of ``cls`` from JSON data; a :class:`CaptureError` names the bad field."""
+    """A model object of ``cls`` from JSON data; a :class:`CaptureError` names the bad field. Keys it does not know
+    are kept (``Record._other``) and a document that holds any is marked to write them back."""
+    token = _KEPT.set([])
     try:
         return _converter(cls)(data)
     except _Invalid as error:
         raise CaptureError(error.message()) from None
+    finally:
+        _KEPT.reset(token)
 
 
 _HINTS: dict[type, dict[str, Any]] = {}

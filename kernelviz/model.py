@@ -27,7 +27,7 @@ _CPP_PARAMS = re.compile(r'extern "C"[^(]*\(([^)]*)\)', re.S)
 # %name : Tensor "dtype[shape][stride]device"[num_users=N] = op[target=...](args): one regex for it all
 _FRAGMENT = re.compile(r'^%(\w+) : (?:Tensor "(\w+)\[([^\]]*)\]\[([^\]]*)\]([^"]*)")?(.*?) = (\w+)\[target=(.*?)\]'
                        r"(?:\((.*)\))?$")
-_USERS = re.compile(r"\[num_users=(\d+)\]")
+_USERS = re.compile(r"\[num_users=([0-9]+)\]")  # ASCII digits (\d would take any script's)
 
 
 class CaptureError(ValueError):
@@ -38,8 +38,17 @@ class CaptureError(ValueError):
         super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
+class Record:
+    """What every class of the model written as JSON shares: the fields of its JSON that this kernelviz does not
+    know (a newer one wrote them), kept by :mod:`kernelviz.codec` where it read them and written back with the
+    others. Declared here, not as a dataclass field: it is never compared, shown, passed to ``__init__`` or
+    given by ``dataclasses.asdict``; None (the class's value) where the JSON held no such field."""
+
+    _other: dict[str, Any] | None = None
+
+
 @dataclass
-class SourceLocation:
+class SourceLocation(Record):
     """A line of the user's program that a kernel's nodes came from (FX stack trace)."""
 
     file: str
@@ -70,7 +79,7 @@ def split_list(text: str) -> list[str]:
 
 
 @dataclass
-class FragmentNode:
+class FragmentNode(Record):
     """One node of a kernel's graph fragment: a line of it (``Kernel.fragment``) read into its parts."""
 
     name: str
@@ -119,7 +128,7 @@ def _fragment_node(line: str) -> FragmentNode:
 
 
 @dataclass
-class KernelTiming:
+class KernelTiming(Record):
     """Isolated timing of one generated kernel and facts of its compiled binary."""
 
     isolated_ms: float | None = None
@@ -135,7 +144,7 @@ class KernelTiming:
 
 
 @dataclass
-class LaunchTiming:
+class LaunchTiming(Record):
     """In-graph timing of one launch of ``call()``, and where it sits on the device's roofline."""
 
     in_graph_ms: float | None = None
@@ -166,7 +175,7 @@ class LaunchTiming:
 
 
 @dataclass
-class IRStage:
+class IRStage(Record):
     """One compiled stage of a kernel (TTIR, TTGIR, LLVM IR, PTX, SASS), as text kept in the capture."""
 
     name: str  # "ttir", "ttgir", "llir", "ptx", "sass"
@@ -180,7 +189,7 @@ class IRStage:
 
 
 @dataclass
-class Occupancy:
+class Occupancy(Record):
     """Theoretical blocks per SM of a kernel's launch config, and which resource limits it."""
 
     blocks_per_sm: int
@@ -196,7 +205,7 @@ class Occupancy:
 
 
 @dataclass
-class KernelIR:
+class KernelIR(Record):
     """What Triton compiled a kernel to: the chosen launcher's stages and binary facts."""
 
     cache_hash: str | None = None  # Triton's cache folder of the binary that ran
@@ -212,7 +221,7 @@ class KernelIR:
 
 
 @dataclass
-class ArgSpec:
+class ArgSpec(Record):
     """One argument of a recorded launch, enough to make an equivalent one in a repro script."""
 
     name: str
@@ -229,7 +238,7 @@ class ArgSpec:
 
 
 @dataclass
-class OutputCheck:
+class OutputCheck(Record):
     """The expected content of one output, from the captured kernel (or call()) run on the same inputs."""
 
     name: str
@@ -242,7 +251,7 @@ class OutputCheck:
 
 
 @dataclass
-class ReproRecord:
+class ReproRecord(Record):
     """A launch (or a call()) as the repro script replays it: arguments, expected outputs."""
 
     launch: int | None = None  # index of the launch it was recorded from (kernels)
@@ -255,7 +264,7 @@ class ReproRecord:
 
 
 @dataclass
-class Kernel:
+class Kernel(Record):
     """A kernel Inductor generated (defined once in the output code)."""
 
     name: str
@@ -320,7 +329,7 @@ class Kernel:
 
 # ranks (issue 14): a torch.distributed collective among call()'s launches
 @dataclass
-class Collective:
+class Collective(Record):
     """A collective that ``call()`` runs (``torch.ops._c10d_functional.*``): what it moves, over which group,
     and, once timed, its bus bandwidth (the launch's own timing holds its device time)."""
 
@@ -340,7 +349,7 @@ class Collective:
 
 # hardware counters (issue 22): what Nsight Compute measured of a launch
 @dataclass
-class StallShare:
+class StallShare(Record):
     """A warp-stall reason and its share of the launch's stalls (0 to 1)."""
 
     reason: str  # as Nsight Compute names it: "long_scoreboard", "barrier", "math_pipe_throttle", ...
@@ -348,7 +357,7 @@ class StallShare:
 
 
 @dataclass
-class LineCounters:
+class LineCounters(Record):
     """One line of a kernel's source (``line``, 1-based in ``Kernel.source``), or one SASS instruction
     (``line`` is its offset in the function, as ``/*0a30*/`` in the SASS stage): what ran there."""
 
@@ -359,7 +368,7 @@ class LineCounters:
 
 
 @dataclass
-class LaunchCounters:
+class LaunchCounters(Record):
     """Counters of one launch measured under Nsight Compute (``cap.counters()``); for an extern call the
     sums over its device kernels (rates and shares weighted by their durations)."""
 
@@ -390,7 +399,7 @@ class LaunchCounters:
 
 
 @dataclass
-class Launch:
+class Launch(Record):
     """One step of ``call()`` that runs work: a generated-kernel launch or an extern call."""
 
     index: int
@@ -415,7 +424,7 @@ class Launch:
 
 
 @dataclass
-class BufferEvent:
+class BufferEvent(Record):
     """A buffer allocation, reuse, view or free in ``call()``."""
 
     step: int
@@ -431,7 +440,7 @@ class BufferEvent:
 
 
 @dataclass
-class TensorSpec:
+class TensorSpec(Record):
     """An input of ``call()``: its name and, where the code asserts it, size and stride."""
 
     name: str
@@ -445,7 +454,7 @@ class TensorSpec:
 
 
 @dataclass
-class DevicePeaks:
+class DevicePeaks(Record):
     """The ceilings a roofline is drawn against, and where each number comes from."""
 
     device: str
@@ -455,7 +464,7 @@ class DevicePeaks:
 
 
 @dataclass
-class DynamoEvent:
+class DynamoEvent(Record):
     """Something dynamo did that shaped the graphs: a graph break, a recompile or a skipped frame."""
 
     kind: str  # "graph_break", "recompile", "skip"
@@ -472,7 +481,7 @@ class DynamoEvent:
 
 # advice (issue 23): Inductor's fusion decisions, the graph as it runs, findings
 @dataclass
-class FusionDecision:
+class FusionDecision(Record):
     """One decision of Inductor's scheduler while it compiled the graph: two scheduler nodes fused or not, and
     Inductor's own reason for a refusal (its ``fusion`` log)."""
 
@@ -486,7 +495,7 @@ class FusionDecision:
 
 
 @dataclass
-class AsRun:
+class AsRun(Record):
     """A graph's ``call()`` as it runs without kernelviz's instruments: its plain time, the CPU time of
     launching it, and (on a GPU, for a graph not already in CUDA-graph mode) its time as a CUDA-graph replay."""
 
@@ -501,7 +510,7 @@ class AsRun:
 
 
 @dataclass
-class Advice:
+class Advice(Record):
     """A finding: what a rule saw in the capture, the launches it concerns, the time at stake and how that
     time was computed, what was measured, and what to try."""
 
@@ -545,7 +554,7 @@ class GraphRun:
 
 
 @dataclass
-class Graph:
+class Graph(Record):
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
 
     id: str  # Inductor's AOT id, e.g. "0_forward", or a name given on load
@@ -593,7 +602,7 @@ class Graph:
 
 # ranks (issue 14): how one rank spent the captured block
 @dataclass
-class StepCollective:
+class StepCollective(Record):
     """The communication of a captured block, by operation (e.g. DDP's bucket all-reduces)."""
 
     op: str  # "all_reduce", "all_gather", "reduce_scatter", ... (from the NCCL kernel or c10d op name)
@@ -603,7 +612,7 @@ class StepCollective:
 
 
 @dataclass
-class StepSplit:
+class StepSplit(Record):
     """Where the captured block's time went on this rank, from torch.profiler over the block. The four
     parts do not overlap and add up to ``window_ms``: on a GPU, the device from its first activity in the
     block to its last; on the CPU, the block's wall time over every thread."""
@@ -618,10 +627,14 @@ class StepSplit:
     note: str = ""  # e.g. that the block compiled graphs, so its idle time holds the compile
 
 
-class Document:
+class Document(Record):
     """What a capture, a job's ranks and a diff share: JSON (:mod:`kernelviz.codec`) and views. Each kind declares
     its views (``to_html()``, the notebook's MIME bundle, ``str()``: the text summary) as doors into the modules
     that make them, imported when called (the model imports nothing of kernelviz's at import time)."""
+
+    # Set where it was read: whether an object in it keeps fields this kernelviz does not know (``_other``), which
+    # its JSON then writes back (a slower way, taken only then)
+    _holds_other: bool = False
 
     def to_html(self) -> str:
         """A self-contained HTML page (no script, no network)."""
@@ -759,7 +772,8 @@ class Capture(Document):
         and what it should hold, when ``data`` is not a capture this kernelviz reads: another JSON
         shape, a missing field or a value of the wrong type, or a schema other than ``READABLE_SCHEMAS``
         (the message gives the version and whether the file is newer or older than this kernelviz).
-        Fields it does not know are ignored (e.g. the ``view`` annex of the notebook payload).
+        Fields it does not know (a newer kernelviz wrote them) are kept and written back by :meth:`to_json`; the
+        keys the notebook payload adds (its ``view`` annex) are not the capture's and are left out.
         """
         from .codec import read
 
@@ -786,7 +800,7 @@ RANKS_FORMAT = "kernelviz-ranks"
 
 
 @dataclass
-class RankInfo:
+class RankInfo(Record):
     """One rank of a multi-rank capture: where it ran and how it spent the captured block."""
 
     rank: int
@@ -799,7 +813,7 @@ class RankInfo:
 
 
 @dataclass
-class RankGraph:
+class RankGraph(Record):
     """One graph across the ranks: who ran and compiled it, and whether the ranks agree on what it does."""
 
     id: str
@@ -813,7 +827,7 @@ class RankGraph:
 
 
 @dataclass
-class RankLaunch:
+class RankLaunch(Record):
     """One launch of a graph timed on every rank: its times, how far they spread, and who holds the others back."""
 
     graph: str

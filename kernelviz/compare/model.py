@@ -10,11 +10,11 @@ render a diff are doors into its views, imported when called.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..codec import build, field_types
-from ..model import Capture, CaptureError, Document
+from ..codec import build
+from ..model import Capture, CaptureError, Document, Record
 
 FORMAT = "kernelviz-diff"
 DIFF_VERSION = 1
@@ -22,7 +22,7 @@ RELATIONS = ("same", "changed", "fused", "split", "added", "removed")
 
 
 @dataclass
-class Measure:
+class Measure(Record):
     """One figure or setting on both sides: a time, a config key, registers, bytes..."""
 
     name: str  # "in-graph", "isolated", "XBLOCK", "registers", ...
@@ -60,7 +60,7 @@ class Measure:
 
 
 @dataclass
-class Match:
+class Match(Record):
     """One kernel or extern call and its counterpart: ``a`` and ``b`` are its launch names on each side
     (None where added or removed). A fusion or split is one Match per launch of the side with several,
     all in one :class:`Group`."""
@@ -75,7 +75,7 @@ class Match:
 
 
 @dataclass
-class Group:
+class Group(Record):
     """Launches of side a and what they became on side b."""
 
     relation: str  # one of RELATIONS
@@ -91,7 +91,7 @@ class Group:
 
 
 @dataclass
-class GraphMatch:
+class GraphMatch(Record):
     """A graph of side a and its counterpart (None on the side where it has none)."""
 
     a: int | None  # graph index in Diff.a
@@ -103,7 +103,7 @@ class GraphMatch:
 
 
 @dataclass
-class Headline:
+class Headline(Record):
     """What changed overall: totals on both sides, the biggest wins and losses, fusions and splits."""
 
     measures: list[Measure] = field(default_factory=list)
@@ -134,14 +134,11 @@ class Diff(Document):
         return (self.a.graphs[gm.a] if gm.a is not None else None,
                 self.b.graphs[gm.b] if gm.b is not None else None)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON data: the two captures as :meth:`Capture.to_dict` writes them, the rest field by field."""
-        def plain(value):
-            return [plain(v) for v in value] if isinstance(value, list) else asdict(value) if is_dataclass(value) \
-                else value
-
-        return {f.name: getattr(self, f.name).to_dict() if f.name in ("a", "b") else plain(getattr(self, f.name))
-                for f in fields(self)}
+    def wait_stages(self) -> Diff:
+        """This diff, once both captures hold what they still read in the background (see :class:`Capture`)."""
+        self.a.wait_stages()
+        self.b.wait_stages()
+        return self
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -156,9 +153,7 @@ class Diff(Document):
                                f"(this kernelviz reads {DIFF_VERSION})")
         if not isinstance(data.get("a"), dict) or not isinstance(data.get("b"), dict):
             raise CaptureError("a kernelviz diff without its two captures (\"a\" and \"b\")")
-        parts = {name: build(tp, data[name]) for name, tp in field_types(cls).items()
-                 if name in data and name not in ("a", "b")}
-        return cls(a=Capture.from_dict(data["a"]), b=Capture.from_dict(data["b"]), **parts)
+        return build(cls, {**data, "a": Capture.from_dict(data["a"]), "b": Capture.from_dict(data["b"])})
 
     @classmethod
     def from_json(cls, text: str) -> Diff:

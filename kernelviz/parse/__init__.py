@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..codec import without_gc
 from ..model import Capture, CaptureError, Graph, Ranks
+from .errors import ParseError
 from .kernels import find_kernels
 from .logs import unwrap
 from .wrapper import read_call
@@ -19,10 +20,6 @@ _AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_
 EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
             "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
             "TORCH_LOGS=output_code or tlparse) or a kernelviz capture (.json)")
-
-
-class ParseError(CaptureError):
-    """The input is not Inductor output code (nor a capture's JSON); the message is one line."""
 
 
 def parse_graph(text: str, graph_id: str | None = None) -> Graph:

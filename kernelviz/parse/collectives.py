@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from ..model import Collective, Launch
+from .numbers import integer, written_as_number
 
 NAMESPACES = ("_c10d_functional.", "_c10d_functional_autograd.", "c10d_functional.")
 _QUOTED = re.compile(r"""^(['"])(.*)\1$""")
@@ -50,10 +51,11 @@ def read_collective(launch: Launch) -> Collective | None:
 
 
 def group_size_arg(launch: Launch) -> int | None:
-    """The ``group_size`` a gather or scatter passes (the first integer argument)."""
+    """The ``group_size`` a gather or scatter passes (the first argument written as a number; a one-line
+    :class:`ParseError` where that is not an integer as Inductor writes one)."""
     for arg in launch.args:
-        if arg.strip().isdigit():
-            return int(arg)
+        if written_as_number(arg):
+            return integer(arg, f"line {launch.line}: the group size of {launch.op}")
     return None
 
 

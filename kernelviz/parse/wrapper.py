@@ -9,6 +9,7 @@ from ..model import BufferEvent, Kernel, Launch, TensorSpec, split_list
 from .collectives import message_bytes, read_collective
 from .comments import parse_origin
 from .kernels import line_of
+from .numbers import size
 
 # Definitions in the whole text: (the literal text each starts with, found by str.find: a regex scan of the
 # whole module is ~5x slower; the regex matched there, see _matches), then checked to start their line (_defs).
@@ -124,9 +125,9 @@ def _body(lines: list[str], def_line: int) -> list[tuple[int, str]]:
 
 
 def _nbytes(shape: list[str], stride: list[str], dtype: str) -> int | None:
-    try:
-        sizes, strides = [int(s) for s in shape], [int(s) for s in stride]
-    except ValueError:
+    """The bytes a tensor of that shape and stride spans; None where a size is symbolic."""
+    sizes, strides = [size(s, "a size") for s in shape], [size(s, "a stride") for s in stride]
+    if None in sizes or None in strides:
         return None
     if any(s == 0 for s in sizes):
         return 0
