@@ -3,32 +3,48 @@ under a kernelviz capture, and restore the interpreter's state afterwards."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import threading
 import traceback
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .model import Capture
 
 
 class ScriptFailed(Exception):
-    """The script raised, or exited with a non-zero status: ``status`` is the exit code Python would give."""
+    """The script raised, exited with a non-zero status, or ended the process (SIGTERM, ``os._exit``): ``status``
+    is the exit code Python would give."""
 
     def __init__(self, status: int, message: str = "") -> None:
         super().__init__(message)
         self.status = status
 
 
-def run_script(path: Path, args: list[str], *, bench: bool = False) -> tuple[Capture, ScriptFailed | None]:
-    """Run ``path`` with ``args`` under :func:`kernelviz.capture`; the capture is returned also when the script
-    fails, with how it failed (its traceback is printed to stderr as Python prints it). A failed script is
-    not timed. Raises OSError where the script cannot be read."""
+class Terminated(BaseException):
+    """Raised in the script where SIGTERM arrives (as SIGINT raises KeyboardInterrupt), so that its capture is
+    kept; ``kernelviz run`` then exits with 143, as a shell reports a process ended by SIGTERM."""
+
+
+Finish = Callable[[Capture, "ScriptFailed | None"], int]
+
+
+def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Finish) -> int:
+    """Run ``path`` with ``args`` under :func:`kernelviz.capture`, then hand the capture to ``finish`` with how
+    the script failed (None: it did not), and return what ``finish`` returns: the exit status. ``finish`` is
+    called however the script ends: it raises (its traceback is printed to stderr as Python prints it), exits,
+    is sent SIGTERM (where SIGTERM was not handled otherwise), closes ``sys.stderr`` (kernelviz opens it
+    again) or calls ``os._exit`` (``finish`` runs before the process ends, with the status asked for). A failed
+    script is not timed. Raises OSError where the script cannot be read."""
     from . import capture
 
     source = path.read_bytes()
     filename = str(path.resolve())  # as Python names __main__'s file (3.9+): absolute, argv[0] as given
-    saved = sys.argv, sys.path[0] if sys.path else None, sys.modules.get("__main__")
+    saved = sys.argv, sys.path[0] if sys.path else None, sys.modules.get("__main__"), os.getcwd()
     main = types.ModuleType("__main__")
     main.__dict__.update(__file__=filename, __builtins__=__builtins__, __cached__=None)
     sys.argv = [str(path), *args]
@@ -37,10 +53,10 @@ def run_script(path: Path, args: list[str], *, bench: bool = False) -> tuple[Cap
     else:
         sys.path.append(str(Path(filename).parent))
     sys.modules["__main__"] = main
-    session = capture(bench=bench)
+    session, pid = capture(bench=bench), os.getpid()
     failed = None
     try:
-        with session:
+        with _process_ends(session, finish), session:
             try:
                 exec(compile(source, filename, "exec", dont_inherit=True), main.__dict__)
             except SystemExit as exc:
@@ -49,6 +65,9 @@ def run_script(path: Path, args: list[str], *, bench: bool = False) -> tuple[Cap
                     raise  # a failed script is not timed
     except SystemExit:
         pass
+    except Terminated:
+        print("kernelviz: the script was sent SIGTERM", file=_stderr())
+        failed = ScriptFailed(128 + signal.SIGTERM, "ended by SIGTERM")
     except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
         _print_traceback(exc, filename)
         failed = ScriptFailed(130 if isinstance(exc, KeyboardInterrupt) else 1, f"{type(exc).__name__}: {exc}")
@@ -58,7 +77,55 @@ def run_script(path: Path, args: list[str], *, bench: bool = False) -> tuple[Cap
             sys.path[0] = saved[1]
         if saved[2] is not None:
             sys.modules["__main__"] = saved[2]
-    return session.capture, failed
+        with contextlib.suppress(OSError):  # where the script moved it (the folder may be gone)
+            os.chdir(saved[3])
+    if os.getpid() != pid:  # a child the script forked that returned: the capture is its parent's
+        return failed.status if failed is not None else 0
+    _stderr()
+    return finish(session.capture, failed)
+
+
+@contextlib.contextmanager
+def _process_ends(session, finish: Finish):
+    """While the script runs: SIGTERM raises :class:`Terminated` (where it would end the process), and
+    ``os._exit`` in this process first ends the capture and calls ``finish``. Both are restored after."""
+    pid, real_exit = os.getpid(), os._exit
+
+    def terminated(signum, frame):
+        raise Terminated
+
+    def exit_now(status: int) -> None:
+        if os.getpid() == pid and os._exit is exit_now:  # not in a forked child, and only once
+            os._exit = real_exit
+            with contextlib.suppress(BaseException):
+                session.__exit__(SystemExit, None, None)  # not timed
+            with contextlib.suppress(BaseException):
+                _stderr()
+                finish(session.capture, ScriptFailed(status, f"os._exit({status})"))
+                sys.stderr.flush()
+        real_exit(status)
+
+    handler = (signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread()
+               else None)
+    if handler == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, terminated)
+    os._exit = exit_now
+    try:
+        yield
+    finally:
+        os._exit = real_exit
+        if handler == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, handler)
+
+
+def _stderr():
+    """``sys.stderr``, opened again where the script closed it (or set it to None), for kernelviz's lines."""
+    if sys.stderr is None or sys.stderr.closed:
+        try:
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+        except OSError:  # the script closed file descriptor 2 itself: kernelviz's lines go nowhere
+            sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    return sys.stderr
 
 
 def _exit_status(exc: SystemExit) -> ScriptFailed | None:
@@ -68,7 +135,7 @@ def _exit_status(exc: SystemExit) -> ScriptFailed | None:
         return None
     if isinstance(code, int):
         return ScriptFailed(code, f"exit status {code}")
-    print(code, file=sys.stderr)
+    print(code, file=_stderr())
     return ScriptFailed(1, str(code))
 
 
@@ -79,4 +146,4 @@ def _print_traceback(exc: BaseException, filename: str) -> None:
         tb = tb.tb_next
     if tb is None and not isinstance(exc, SyntaxError):  # raised outside the script's code: show it all
         tb = exc.__traceback__
-    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    traceback.print_exception(type(exc), exc, tb, file=_stderr())
