@@ -88,11 +88,15 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
 @contextlib.contextmanager
 def _process_ends(session, finish: Finish):
     """While the script runs: SIGTERM raises :class:`Terminated` (where it would end the process), and
-    ``os._exit`` in this process first ends the capture and calls ``finish``. Both are restored after."""
+    ``os._exit`` first ends the capture and calls ``finish``; in processes the script forks, both do what they
+    would have done. Both are restored after."""
     pid, real_exit = os.getpid(), os._exit
 
     def terminated(signum, frame):
-        raise Terminated
+        if os.getpid() == pid:
+            raise Terminated
+        signal.signal(signum, signal.SIG_DFL)  # a forked child (a pool's worker) ends as it would have
+        os.kill(os.getpid(), signum)
 
     def exit_now(status: int) -> None:
         if os.getpid() == pid and os._exit is exit_now:  # not in a forked child, and only once

@@ -231,13 +231,15 @@ def test_run_never_replaces_what_the_script_wrote_and_keeps_what_it_cannot_write
 
 
 ENDING = """\
-import os, signal, sys, time
+import multiprocessing, os, signal, sys, time
 import torch
 
 def mlp(x, w):
     return torch.relu(x @ w) @ w.t()
 
 torch.compile(mlp)(torch.randn(8, 16), torch.randn(16, 16))
+with multiprocessing.get_context("fork").Pool(1) as pool:  # its worker is ended by SIGTERM, silently
+    pool.map(abs, [-1])
 os.makedirs("elsewhere", exist_ok=True)
 os.chdir("elsewhere")
 print("compiled", flush=True)
@@ -250,8 +252,9 @@ time.sleep(60)
 
 @pytest.fixture(scope="module")
 def ended(tmp_path_factory):
-    """Two runs of a script that compiles a 2-layer function: one closes sys.stderr and calls os._exit(3), one
-    is sent SIGTERM from outside once it has compiled. Run at once (each starts torch: seconds)."""
+    """Two runs of a script that compiles a 2-layer function and runs a pool of forked workers: one closes
+    sys.stderr and calls os._exit(3), one is sent SIGTERM from outside once it has compiled. Run at once (each
+    starts torch: seconds)."""
     work = tmp_path_factory.mktemp("ended")
     (work / "ending.py").write_text(ENDING)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCHINDUCTOR_CACHE_DIR": str(work / "inductor-cache")}
