@@ -74,7 +74,7 @@ def write(outputs: list[Output], texts: dict[str, Callable[[], str]], start: Pat
     return as_named
 
 
-def _check(option: str, given: str, start: Path, read: dict[tuple, str]) -> Output:
+def _check(option: str, given: str, start: Path, read: dict[tuple | Path, str]) -> Output:
     where = f"{option} {given}"
     if not given or given.endswith(("/", os.sep)):
         raise CaptureError(f"{where}: not a file name; give the file to write (e.g. report.html)")
@@ -92,6 +92,8 @@ def _check(option: str, given: str, start: Path, read: dict[tuple, str]) -> Outp
         raise CaptureError(f"{where}: the same file as {read[st.st_dev, st.st_ino]}, which this command reads; "
                            "give another path")
     path = Path(os.path.realpath(absolute))  # a link (or a dangling one) is written through, to its target
+    if path in read:
+        raise CaptureError(f"{where}: {read[path]}, which this command reads; give another path")
     folder = next(p for p in path.parents if os.path.lexists(p))
     if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
         why = ("not a folder" if not os.path.isdir(folder) else "a read-only file system"
@@ -100,12 +102,14 @@ def _check(option: str, given: str, start: Path, read: dict[tuple, str]) -> Outp
     return Output(option, given, path, _identity(path))
 
 
-def _identities(inputs: list[str | Path], start: Path) -> dict[tuple, str]:
+def _identities(inputs: list[str | Path], start: Path) -> dict[tuple | Path, str]:
     """(device, inode) of every file the inputs name (a folder's output code, a job's rank files): how the
-    command's own inputs are told apart from what it may write, under any name."""
+    command's own inputs are told apart from what it may write, under any name; and each input's own path
+    (the prefix of a job's rank files names no file, but a file there would hide them)."""
     from .parse import files_read
 
-    found = {}
+    found: dict[tuple | Path, str] = {Path(os.path.realpath(Path(start, given))): f"the input {given}"
+                                      for given in inputs}
     for given in inputs:
         for file in files_read(Path(start, given)):
             with contextlib.suppress(OSError):

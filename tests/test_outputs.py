@@ -25,12 +25,14 @@ from kernelviz.__main__ import main
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT_CODE = FIXTURES / "cpu-torch2.13" / "mlp_0.py"
 SCRIPT = "open('ran', 'w').write('the script ran')\n"  # a run that compiles nothing: the capture is empty
-COMMANDS = {"show code": ["show", "A.py"], "show json": ["show", "A.json"], "diff": ["diff", "A.py", "A.json"],
-            "run": ["run", "s.py"]}
+COMMANDS = {"show code": ["show", "A.py"], "show json": ["show", "A.json"], "show folder": ["show", "code"],
+            "show ranks": ["show", "runs/step"], "diff": ["diff", "A.py", "A.json"], "run": ["run", "s.py"]}
+READ = {"show folder": ["code/A.py"], "show ranks": ["runs/step.rank0.json", "runs/step.rank1.json"],
+        "diff": ["A.py", "A.json"]}  # the files each command reads, where they are not its argument
 
 
 def inputs_of(command: str) -> list[str]:
-    return COMMANDS[command][2:] if command == "diff" else COMMANDS[command][1:]
+    return READ.get(command, COMMANDS[command][1:])
 
 
 @contextlib.contextmanager
@@ -71,16 +73,22 @@ def tiny_disk(path: Path):
 
 
 @pytest.fixture(scope="module")
-def capture_json(tmp_path_factory) -> str:
-    return kernelviz.load(OUTPUT_CODE).to_json()
+def capture():
+    return kernelviz.load(OUTPUT_CODE)
 
 
 @pytest.fixture
-def work(tmp_path, monkeypatch, capture_json):
+def work(tmp_path, monkeypatch, capture):
     """A folder with each command's inputs, as the working directory."""
     (tmp_path / "A.py").write_text(OUTPUT_CODE.read_text())
-    (tmp_path / "A.json").write_text(capture_json)
+    (tmp_path / "A.json").write_text(capture.to_json())
     (tmp_path / "s.py").write_text(SCRIPT)
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "A.py").write_text(OUTPUT_CODE.read_text())
+    for rank in range(2):
+        capture.rank, capture.world_size = rank, 2
+        capture.save(tmp_path / "runs" / "step")
+    capture.rank = capture.world_size = None
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -96,12 +104,12 @@ def state(path: Path):
     return stat.S_IFMT(st.st_mode), st.st_ino, body, os.readlink(path) if stat.S_ISLNK(st.st_mode) else None
 
 
-def make_target(work: Path, kind: str, inputs: list[str], stack: contextlib.ExitStack) -> tuple[str, bool]:
+def make_target(work: Path, kind: str, command: str, stack: contextlib.ExitStack) -> tuple[str, bool]:
     """An output path of ``kind`` in ``work``: (the path as given, True where it is written through to a new
     regular file rather than refused)."""
     if kind.startswith("input"):  # input<i>:how
         index, how = kind[5:].split(":")
-        name = inputs[int(index)]
+        name = inputs_of(command)[int(index)]
         if how == "name":
             return name, False
         if how == "other path":
@@ -117,9 +125,15 @@ def make_target(work: Path, kind: str, inputs: list[str], stack: contextlib.Exit
         return "link.out", True
     if kind == "new file in a new folder":
         return "new/deeper/out.file", True
-    if kind == "character device":
+    if kind == "the argument itself":  # a folder; the prefix of a job's rank files
+        return COMMANDS[command][1], False
+    if kind in ("character device", "link to a device"):
         os.mknod(work / "node", stat.S_IFCHR | 0o600, os.makedev(1, 3))  # a copy of /dev/null's node
-        return "node", False
+        (work / "to-node").symlink_to("node")
+        return ("node" if kind == "character device" else "to-node"), False
+    if kind == "link to a folder":
+        (work / "to-sub").symlink_to("sub")
+        return "to-sub", False
     if kind == "FIFO":
         os.mkfifo(work / "fifo")
         return "fifo", False
@@ -141,11 +155,12 @@ def make_target(work: Path, kind: str, inputs: list[str], stack: contextlib.Exit
     return ("ro/x.out" if how else "s.py/x.out"), False
 
 
-KINDS = ["link to a new file", "new file in a new folder", "character device", "FIFO", "socket", "folder",
-         "link loop", "under a file", "read-only folder"]
+KINDS = ["link to a new file", "new file in a new folder", "character device", "link to a device", "FIFO", "socket",
+         "folder", "link to a folder", "link loop", "under a file", "read-only folder"]
 CASES = [(command, option, kind) for command in COMMANDS for option in ("-o", "--json")
          for kind in [f"input{i}:{how}" for i in range(len(inputs_of(command)))
-                      for how in ("name", "other path", "absolute", "hard link", "symbolic link")] + KINDS]
+                      for how in ("name", "other path", "absolute", "hard link", "symbolic link")]
+         + KINDS + ["the argument itself"] * (command in READ and command != "diff")]
 
 
 @pytest.mark.parametrize("command, option, kind", CASES, ids=[" ".join(case) for case in CASES])
@@ -153,7 +168,7 @@ def test_outputs_are_only_the_regular_files_asked_for(work, command, option, kin
     """Refused: one line, exit 2, before the work (nothing printed, the script not run), nothing changed.
     Written through: the link's target, the link left as it was."""
     with contextlib.ExitStack() as stack:
-        given, through = make_target(work, kind, inputs_of(command), stack)
+        given, through = make_target(work, kind, command, stack)
         before = {p: state(p) for p in work.rglob("*") if "ro" not in p.parts}
         capsys.readouterr()
         code = main([*COMMANDS[command], option, given])
