@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .outputs import plan, write
+from .outputs import plan, say, write
 
 DESCRIPTION = "See inside what torch.compile (Inductor) generated: every kernel, its origin, source and time."
 EXAMPLES = """\
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             return _show(args)
         return _demo(args)
     except (CaptureError, OSError) as exc:
-        print(f"kernelviz: {_one_line(exc)}", file=sys.stderr)
+        say(f"kernelviz: {_one_line(exc)}")
         return 2
 
 
@@ -185,8 +185,8 @@ def _show(args) -> int:
     start = Path.cwd()
     outputs = plan({"-o": args.out, "--json": args.json}, [args.path], start)
     obj = read(args.path)
-    print(diff_summary(obj) if isinstance(obj, Diff) else ranks_summary(obj) if isinstance(obj, Ranks)
-          else summary(obj))
+    say(diff_summary(obj) if isinstance(obj, Diff) else ranks_summary(obj) if isinstance(obj, Ranks)
+        else summary(obj), "stdout")
     return _written(obj, outputs, start)
 
 
@@ -201,9 +201,9 @@ def _diff(args) -> int:
     for path, side in ((args.a, a), (args.b, b)):
         if isinstance(side, Diff):
             raise CaptureError(f"{path}: this is a kernelviz diff; kernelviz diff compares two captures")
-    print("kernelviz: matching graphs and kernels ...", file=sys.stderr, flush=True)
+    say("kernelviz: matching graphs and kernels ...")
     result = diff(a, b, labels=tuple(args.labels) if args.labels else (label(args.a), label(args.b)))
-    print(summary(result))
+    say(summary(result), "stdout")
     return _written(result, outputs, start)
 
 
@@ -213,7 +213,7 @@ def _run(args, script_args: list[str]) -> int:
 
     start, script = Path.cwd(), Path(args.script)
     if not script.is_file():
-        print(f"kernelviz: {script}: no such script", file=sys.stderr)
+        say(f"kernelviz: {script}: no such script")
         return 2
     out = args.out or f"{script.stem}_kernelviz.html"
     outputs = plan({"-o": out, "--json": args.json or str(Path(out).with_suffix(".json"))}, [script], start)
@@ -221,11 +221,11 @@ def _run(args, script_args: list[str]) -> int:
     def finish(capture, failed) -> int:
         if failed is not None and args.bench:
             capture.warnings.append(f"not timed: the script did not finish ({failed})")
-        print(headline(capture), file=sys.stderr)
+        say(headline(capture))
         written = _written(capture, outputs, start)
         return failed.status if failed is not None else written
 
-    print(f"kernelviz: running {script} under a capture ...", file=sys.stderr, flush=True)
+    say(f"kernelviz: running {script} under a capture ...")
     return run_script(script, script_args, bench=args.bench, finish=finish)
 
 
@@ -235,9 +235,9 @@ def _demo(args) -> int:
 
     start, out = Path.cwd(), Path(args.out)
     outputs = plan({"-o": str(out.with_suffix(".html")), "--json": str(out.with_suffix(".json"))}, [], start)
-    print("kernelviz: compiling and capturing a training step on the CPU ...", file=sys.stderr, flush=True)
+    say("kernelviz: compiling and capturing a training step on the CPU ...")
     capture = run_demo()
-    print(summary(capture))
+    say(summary(capture), "stdout")
     return _written(capture, outputs, start)
 
 

@@ -65,13 +65,34 @@ def write(outputs: list[Output], texts: dict[str, Callable[[], str]], start: Pat
             except OSError as exc:
                 raise CaptureError(f"its folder {output.path.parent} cannot be made: {exc.strerror}") from None
             write_atomically(output.path, text)
-            print(f"kernelviz: wrote {output.given}", file=sys.stderr)
+            say(f"kernelviz: wrote {output.given}")
             continue
         except (CaptureError, OSError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         as_named = False
-        print(f"kernelviz: did not write {output.given} ({why}); {_keep(text, output, start)}", file=sys.stderr)
+        say(f"kernelviz: did not write {output.given} ({why}); {_keep(text, output, start)}")
     return as_named
+
+
+def say(text: str, stream: str = "stderr") -> None:
+    """Print ``text`` to ``sys.stderr`` (or ``sys.stdout``). A stream a script closed is opened again on its file
+    descriptor; one that cannot be written (the descriptor closed, a pipe whose reader is gone) is replaced by
+    os.devnull: kernelviz's messages never cost what it writes."""
+    for _ in range(2):
+        try:
+            print(text, file=getattr(sys, stream), flush=True)
+            return
+        except (ValueError, AttributeError):  # closed, or set to None
+            setattr(sys, stream, _opened(2 if stream == "stderr" else 1))
+        except OSError:
+            setattr(sys, stream, _opened(None))
+
+
+def _opened(fd: int | None):
+    """A text stream on file descriptor ``fd``, or on os.devnull where that is closed too (or None)."""
+    with contextlib.suppress(OSError, TypeError):
+        return open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    return open(os.devnull, "w", encoding="utf-8")
 
 
 def _check(option: str, given: str, start: Path, read: dict[tuple | Path, str]) -> Output:

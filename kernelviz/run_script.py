@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .model import Capture
+from .outputs import say
 
 
 class ScriptFailed(Exception):
@@ -37,8 +38,8 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
     """Run ``path`` with ``args`` under :func:`kernelviz.capture`, then hand the capture to ``finish`` with how
     the script failed (None: it did not), and return what ``finish`` returns: the exit status. ``finish`` is
     called however the script ends: it raises (its traceback is printed to stderr as Python prints it), exits,
-    is sent SIGTERM (where SIGTERM was not handled otherwise), closes ``sys.stderr`` (kernelviz opens it
-    again) or calls ``os._exit`` (``finish`` runs before the process ends, with the status asked for). A failed
+    is sent SIGTERM (where SIGTERM was not handled otherwise), closes ``sys.stderr`` (see :func:`.outputs.say`)
+    or calls ``os._exit`` (``finish`` runs before the process ends, with the status asked for). A failed
     script is not timed. Raises OSError where the script cannot be read."""
     from . import capture
 
@@ -66,7 +67,7 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
     except SystemExit:
         pass
     except Terminated:
-        print("kernelviz: the script was sent SIGTERM", file=_stderr())
+        say("kernelviz: the script was sent SIGTERM")
         failed = ScriptFailed(128 + signal.SIGTERM, "ended by SIGTERM")
     except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
         _print_traceback(exc, filename)
@@ -81,7 +82,6 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
             os.chdir(saved[3])
     if os.getpid() != pid:  # a child the script forked that returned: the capture is its parent's
         return failed.status if failed is not None else 0
-    _stderr()
     return finish(session.capture, failed)
 
 
@@ -104,7 +104,6 @@ def _process_ends(session, finish: Finish):
             with contextlib.suppress(BaseException):
                 session.__exit__(SystemExit, None, None)  # not timed
             with contextlib.suppress(BaseException):
-                _stderr()
                 finish(session.capture, ScriptFailed(status, f"os._exit({status})"))
                 sys.stderr.flush()
         real_exit(status)
@@ -122,16 +121,6 @@ def _process_ends(session, finish: Finish):
             signal.signal(signal.SIGTERM, handler)
 
 
-def _stderr():
-    """``sys.stderr``, opened again where the script closed it (or set it to None), for kernelviz's lines."""
-    if sys.stderr is None or sys.stderr.closed:
-        try:
-            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
-        except OSError:  # the script closed file descriptor 2 itself: kernelviz's lines go nowhere
-            sys.stderr = open(os.devnull, "w", encoding="utf-8")
-    return sys.stderr
-
-
 def _exit_status(exc: SystemExit) -> ScriptFailed | None:
     """What ``python script.py`` would exit with after ``sys.exit(code)`` (None: status 0)."""
     code: Any = exc.code
@@ -139,7 +128,7 @@ def _exit_status(exc: SystemExit) -> ScriptFailed | None:
         return None
     if isinstance(code, int):
         return ScriptFailed(code, f"exit status {code}")
-    print(code, file=_stderr())
+    say(str(code))
     return ScriptFailed(1, str(code))
 
 
@@ -150,4 +139,4 @@ def _print_traceback(exc: BaseException, filename: str) -> None:
         tb = tb.tb_next
     if tb is None and not isinstance(exc, SyntaxError):  # raised outside the script's code: show it all
         tb = exc.__traceback__
-    traceback.print_exception(type(exc), exc, tb, file=_stderr())
+    say("".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n"))
