@@ -143,6 +143,7 @@ def test_the_first_display_leaves_the_hip_reading_to_its_tab_until_the_mapping_i
     (3.5, TypeError, "got float; pass a path"),
     (["A.py"], TypeError, "got list; pass a path"),
     (bytearray(b"A.py"), TypeError, "got bytearray"),
+    ("A\ud800.py", kernelviz.ParseError, "no file name can hold '\\ud800'"),
 ])
 def test_load_refuses_what_is_not_a_path_or_code_in_one_line(tmp_path, monkeypatch, argument, error, says):
     monkeypatch.chdir(tmp_path)

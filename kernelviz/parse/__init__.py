@@ -128,6 +128,11 @@ def _checked(source: object) -> str | Path:
     is_path = isinstance(source, Path) or (len(source) < 4096 and ("\n" not in source or os.path.lexists(source)))
     if is_path and "\x00" in str(source):
         raise ParseError(f"{str(source)!r}: a path holding a NUL byte, which no file name can hold; {what}")
+    if is_path:
+        try:
+            os.fsencode(source)
+        except UnicodeEncodeError as exc:  # a lone surrogate
+            raise ParseError(f"{str(source)!r}: no file name can hold {exc.object[exc.start]!r}; {what}") from None
     return Path(source) if is_path else source
 
 
