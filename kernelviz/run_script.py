@@ -38,9 +38,10 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
     """Run ``path`` with ``args`` under :func:`kernelviz.capture`, then hand the capture to ``finish`` with how
     the script failed (None: it did not), and return what ``finish`` returns: the exit status. ``finish`` is
     called however the script ends: it raises (its traceback is printed to stderr as Python prints it), exits,
-    is sent SIGTERM (where SIGTERM was not handled otherwise), closes ``sys.stderr`` (see :func:`.outputs.say`)
-    or calls ``os._exit`` (``finish`` runs before the process ends, with the status asked for). A failed
-    script is not timed. Raises OSError where the script cannot be read."""
+    is sent SIGTERM (where SIGTERM was not handled otherwise; one that comes while ``finish`` writes waits for
+    it), closes ``sys.stderr`` (see :func:`.outputs.say`) or calls ``os._exit`` (``finish`` runs before the
+    process ends, with the status asked for). A failed script is not timed. Raises OSError where the script
+    cannot be read."""
     from . import capture
 
     source = path.read_bytes()
@@ -54,25 +55,22 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
     else:
         sys.path.append(str(Path(filename).parent))
     sys.modules["__main__"] = main
-    session, pid = capture(bench=bench), os.getpid()
+    session = capture(bench=bench)
     failed = None
-    try:
-        with _process_ends(session, finish), session:
-            try:
-                exec(compile(source, filename, "exec", dont_inherit=True), main.__dict__)
-            except SystemExit as exc:
-                failed = _exit_status(exc)
-                if failed is not None:
-                    raise  # a failed script is not timed
-    except SystemExit:
-        pass
-    except Terminated:
-        say("kernelviz: the script was sent SIGTERM")
-        failed = ScriptFailed(128 + signal.SIGTERM, "ended by SIGTERM")
-    except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
-        _print_traceback(exc, filename)
-        failed = ScriptFailed(130 if isinstance(exc, KeyboardInterrupt) else 1, f"{type(exc).__name__}: {exc}")
-    finally:
+    with _ProcessEnds(session, finish) as ends:
+        try:
+            with session:
+                try:
+                    exec(compile(source, filename, "exec", dont_inherit=True), main.__dict__)
+                except SystemExit as exc:
+                    failed = _exit_status(exc)
+                    if failed is not None:
+                        raise  # a failed script is not timed
+        except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
+            ends.writing = True
+            if not isinstance(exc, SystemExit):
+                failed = _failed(exc, filename)
+        ends.writing = True
         sys.argv = saved[0]
         if saved[1] is not None:
             sys.path[0] = saved[1]
@@ -80,45 +78,63 @@ def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Fini
             sys.modules["__main__"] = saved[2]
         with contextlib.suppress(OSError):  # where the script moved it (the folder may be gone)
             os.chdir(saved[3])
-    if os.getpid() != pid:  # a child the script forked that returned: the capture is its parent's
-        return failed.status if failed is not None else 0
-    return finish(session.capture, failed)
+        if os.getpid() != ends.pid:  # a child the script forked that returned: the capture is its parent's
+            return failed.status if failed is not None else 0
+        status = finish(session.capture, failed)
+    return 128 + signal.SIGTERM if ends.terminated else status
 
 
-@contextlib.contextmanager
-def _process_ends(session, finish: Finish):
+class _ProcessEnds:
     """While the script runs: SIGTERM raises :class:`Terminated` (where it would end the process), and
-    ``os._exit`` first ends the capture and calls ``finish``; in processes the script forks, both do what they
-    would have done. Both are restored after."""
-    pid, real_exit = os.getpid(), os._exit
+    ``os._exit`` first ends the capture and calls ``finish``; once ``writing``, SIGTERM is noted
+    (``terminated``) and the process ends after. In processes the script forks, both do what they would have
+    done. Both are restored on exit."""
 
-    def terminated(signum, frame):
-        if os.getpid() == pid:
+    def __init__(self, session, finish: Finish) -> None:
+        self.session, self.finish = session, finish
+        self.pid, self.real_exit = os.getpid(), os._exit
+        self.writing = self.terminated = False
+        self.handler = None
+
+    def __enter__(self) -> _ProcessEnds:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
+            self.handler = signal.signal(signal.SIGTERM, self._sigterm)
+        os._exit = self._exit
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        os._exit = self.real_exit
+        if self.handler is not None:
+            signal.signal(signal.SIGTERM, self.handler)
+
+    def _sigterm(self, signum: int, frame: Any) -> None:
+        if os.getpid() != self.pid:  # a forked child (a pool's worker) ends as it would have
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self.terminated = True
+        if not self.writing:
             raise Terminated
-        signal.signal(signum, signal.SIG_DFL)  # a forked child (a pool's worker) ends as it would have
-        os.kill(os.getpid(), signum)
 
-    def exit_now(status: int) -> None:
-        if os.getpid() == pid and os._exit is exit_now:  # not in a forked child, and only once
-            os._exit = real_exit
+    def _exit(self, status: int) -> None:
+        if os.getpid() == self.pid and not self.writing:  # not in a forked child, nor while writing
+            self.writing = True
             with contextlib.suppress(BaseException):
-                session.__exit__(SystemExit, None, None)  # not timed
+                self.session.__exit__(SystemExit, None, None)  # not timed
             with contextlib.suppress(BaseException):
-                finish(session.capture, ScriptFailed(status, f"os._exit({status})"))
+                self.finish(self.session.capture, ScriptFailed(status, f"os._exit({status})"))
                 sys.stderr.flush()
-        real_exit(status)
+        self.real_exit(status)
 
-    handler = (signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread()
-               else None)
-    if handler == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, terminated)
-    os._exit = exit_now
-    try:
-        yield
-    finally:
-        os._exit = real_exit
-        if handler == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, handler)
+
+def _failed(exc: BaseException, filename: str) -> ScriptFailed:
+    """How the script failed by raising ``exc``, said as Python would say it (SIGTERM: in one line)."""
+    if isinstance(exc, Terminated):
+        say("kernelviz: the script was sent SIGTERM")
+        return ScriptFailed(128 + signal.SIGTERM, "ended by SIGTERM")
+    _print_traceback(exc, filename)
+    return ScriptFailed(130 if isinstance(exc, KeyboardInterrupt) else 1, f"{type(exc).__name__}: {exc}")
 
 
 def _exit_status(exc: SystemExit) -> ScriptFailed | None:

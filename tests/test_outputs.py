@@ -21,6 +21,7 @@ import pytest
 import kernelviz
 from conftest import FIXTURES
 from kernelviz.__main__ import main
+from kernelviz.run_script import run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT_CODE = FIXTURES / "cpu-torch2.13" / "mlp_0.py"
@@ -220,6 +221,8 @@ def test_a_write_that_fails_keeps_the_output_beside_the_working_directory(work, 
 
 RUN_SCRIPT = """\
 import json, os, shutil, signal
+json.dump([getattr(signal.getsignal(signal.SIGTERM), "__qualname__", None), os._exit.__qualname__],
+          open("patched.json", "w"))
 signal.signal(signal.SIGTERM, lambda *a: None)  # the script's own handler: put back after the run
 json.dump({"mine": 1}, open("results.json", "w"))  # what `-o results.html` would derive for the capture
 shutil.rmtree("out"); open("out", "w").write("a file where the report's folder was")
@@ -236,6 +239,7 @@ def test_run_never_replaces_what_the_script_wrote_and_keeps_what_it_cannot_write
     assert kernelviz.load(next(work.glob("results.kept-*.json"))).graphs == []  # the capture, under a new name
     assert (work / "results.html").is_file() and not list((work / "elsewhere").iterdir())
     assert signal.getsignal(signal.SIGTERM) == sigterm and os._exit is os_exit
+    assert json.loads((work / "patched.json").read_text()) == ["_ProcessEnds._sigterm", "_ProcessEnds._exit"]
     capsys.readouterr()
     (work / "out").unlink()
     (work / "out").mkdir()
@@ -243,6 +247,21 @@ def test_run_never_replaces_what_the_script_wrote_and_keeps_what_it_cannot_write
     err = capsys.readouterr().err
     assert f"did not write out/r.json (its folder {work / 'out'} cannot be made: File exists)" in err
     assert len(list(work.glob("r.kept-*"))) == 2
+
+
+def test_sigterm_while_the_capture_is_written_waits_for_the_write(work):
+    """A SIGTERM that comes while kernelviz writes the capture is noted: the write ends, then status 143."""
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        pytest.skip("SIGTERM is handled in this process")
+    written = []
+
+    def finish(capture, failed):
+        os.kill(os.getpid(), signal.SIGTERM)
+        written.append((capture, failed))
+        return 0
+
+    assert run_script(work / "s.py", [], finish=finish) == 143
+    assert len(written) == 1 and written[0][1] is None and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 ENDING = """\
