@@ -64,7 +64,10 @@ def write(outputs: list[Output], texts: dict[str, Callable[[], str]], start: Pat
                 output.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise CaptureError(f"its folder {output.path.parent} cannot be made: {exc.strerror}") from None
-            write_atomically(output.path, text)
+            try:
+                write_atomically(output.path, text)
+            except UnicodeEncodeError:  # a lone surrogate (in a name, a warning): written as its escape
+                write_atomically(output.path, text.encode("utf-8", "backslashreplace").decode("utf-8"))
             say(f"kernelviz: wrote {output.given}")
             continue
         except (CaptureError, OSError) as exc:
@@ -75,13 +78,18 @@ def write(outputs: list[Output], texts: dict[str, Callable[[], str]], start: Pat
 
 
 def say(text: str, stream: str = "stderr") -> None:
-    """Print ``text`` to ``sys.stderr`` (or ``sys.stdout``). A stream a script closed is opened again on its file
-    descriptor; one that cannot be written (the descriptor closed, a pipe whose reader is gone) is replaced by
-    os.devnull: kernelviz's messages never cost what it writes."""
-    for _ in range(2):
+    """Print ``text`` to ``sys.stderr`` (or ``sys.stdout``); characters its encoding lacks (a lone surrogate)
+    as their escapes. A stream a script closed is opened again on its file descriptor; one that cannot be
+    written (the descriptor closed, a pipe whose reader is gone) is replaced by os.devnull: kernelviz's
+    messages never cost what it writes."""
+    for _ in range(3):
+        out = getattr(sys, stream)
         try:
-            print(text, file=getattr(sys, stream), flush=True)
+            print(text, file=out, flush=True)
             return
+        except UnicodeEncodeError:
+            encoding = getattr(out, "encoding", None) or "utf-8"
+            text = text.encode(encoding, "backslashreplace").decode(encoding)
         except (ValueError, AttributeError):  # closed, or set to None
             setattr(sys, stream, _opened(2 if stream == "stderr" else 1))
         except OSError:
@@ -161,7 +169,7 @@ def _keep(text: str, output: Output, start: Path) -> str:
             errors.append(f"{folder}: {exc.strerror}")
             continue
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
                 f.write(text)
             return f"wrote it to {name} instead"
         except OSError as exc:

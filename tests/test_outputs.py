@@ -219,6 +219,15 @@ def test_a_write_that_fails_keeps_the_output_beside_the_working_directory(work, 
             assert f"wrote it to {next(temporary.iterdir())} instead" in capsys.readouterr().err
 
 
+def test_a_lone_surrogate_is_written_as_its_escape(work, capture, capsys):
+    capture.warnings.append("a name with a lone surrogate \ud800")
+    (work / "odd.json").write_text(capture.to_json())
+    capture.warnings.pop()
+    assert main(["show", "odd.json", "-o", "odd.html"]) == 0
+    assert "lone surrogate \\ud800" in (work / "odd.html").read_text()
+    assert "lone surrogate \\ud800" in capsys.readouterr().out  # the summary, printed
+
+
 RUN_SCRIPT = """\
 import json, os, shutil, signal
 json.dump([getattr(signal.getsignal(signal.SIGTERM), "__qualname__", None), os._exit.__qualname__],
