@@ -24,9 +24,10 @@ examples:
   kernelviz demo
 
 outputs (-o, --json) are written only as regular files, relative to the folder where kernelviz started and
-through symbolic links to their targets; an output that is a device, FIFO, folder, one of the command's inputs
-(or the script run) is refused before any work. One that cannot be written where named (or that a script
-wrote meanwhile) is written under a new name in the current folder (or the temporary folder) instead.
+through symbolic links to their targets; an output that is a device, FIFO, socket, folder, one of the command's
+inputs or the script run, or in a folder that cannot be written, is refused before any work. One that cannot
+be written where named (or that a script wrote meanwhile) is written under a new name in the current folder
+(or the temporary folder) instead.
 
 exit status: 0 done; 2 bad input or usage, or an output not written where named (one line on stderr);
 kernelviz run: 1 when the script raises, 143 when it is sent SIGTERM, or the script's own exit status
