@@ -36,6 +36,8 @@ def plan(named: dict[str, str | None], inputs: list[str | Path], start: Path) ->
     """The outputs named (option: path, None where not asked for), checked against ``inputs`` (the files and
     folders the command reads, the script it runs). Raises a one-line :class:`CaptureError` for an output
     that is not a file to write, is one of the inputs or another output, or whose folder cannot be written."""
+    if all(given is None for given in named.values()):
+        return []
     read = _identities(inputs, start)
     outputs: list[Output] = []
     for option, given in named.items():
