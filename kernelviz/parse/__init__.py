@@ -115,7 +115,10 @@ def _checked(source: object) -> str | Path:
     name, or is 4096 characters or more); anything that is neither is refused in one line saying what to pass."""
     what = "pass a path (str or pathlib.Path) to a capture's .json, to output code or a folder of it, or the code"
     if isinstance(source, os.PathLike):
-        source = os.fspath(source)
+        try:
+            source = os.fspath(source)
+        except TypeError as exc:  # its __fspath__ returned neither str nor bytes
+            raise TypeError(f"kernelviz.load: {exc}; {what} as str") from None
         if isinstance(source, str):
             source = Path(source)
     if isinstance(source, (bytes, bytearray, memoryview)):
