@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .outputs import plan, say, write
+
 DESCRIPTION = "See inside what torch.compile (Inductor) generated: every kernel, its origin, source and time."
 EXAMPLES = """\
 inputs (anything kernelviz.load reads):
@@ -21,8 +23,14 @@ examples:
   kernelviz diff default.json max_autotune.json -o diff.html
   kernelviz demo
 
-exit status: 0 done; 2 bad input or usage (one line on stderr); kernelviz run: 1 when the script raises,
-or the script's own exit status
+outputs (-o, --json) are written only as regular files, relative to the folder where kernelviz started and
+through symbolic links to their targets; an output that is a device, FIFO, socket, folder, one of the command's
+inputs or the script run, or in a folder that cannot be written, is refused before any work. One that cannot
+be written where named (or that a script wrote meanwhile) is written under a new name in the current folder
+(or the temporary folder) instead.
+
+exit status: 0 done; 2 bad input or usage, or an output not written where named (one line on stderr);
+kernelviz run: 1 when the script raises, 143 when it is sent SIGTERM, or the script's own exit status
 """
 RUN_HELP = """\
 Runs SCRIPT as `python SCRIPT ARGS` would (sys.argv, __main__, sys.path[0]) inside kernelviz.capture(),
@@ -121,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             return _show(args)
         return _demo(args)
     except (CaptureError, OSError) as exc:
-        print(f"kernelviz: {_one_line(exc)}", file=sys.stderr)
+        say(f"kernelviz: {_one_line(exc)}")
         return 2
 
 
@@ -140,6 +148,8 @@ def read(path: str):
     from .ranks import rank_files
 
     expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
+    if not path:
+        raise CaptureError("an empty path; give a file or folder to read")
     p = Path(path)
     if not p.exists() and rank_files(p):
         return load_ranks(p)
@@ -167,16 +177,6 @@ def read(path: str):
         raise CaptureError(message if path in message else f"{path}: {message}") from None
 
 
-def _write(obj, html: str | None, json_path: str | None) -> None:
-    from .codec import write_atomically
-
-    for target, text in ((json_path, obj.to_json), (html, obj.to_html)):
-        if target:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(Path(target), text())
-            print(f"kernelviz: wrote {target}", file=sys.stderr)
-
-
 def _show(args) -> int:
     from .compare import Diff
     from .model import Ranks
@@ -184,11 +184,12 @@ def _show(args) -> int:
     from .views.ranks_text import summary as ranks_summary
     from .views.text import summary
 
+    start = Path.cwd()
+    outputs = plan({"-o": args.out, "--json": args.json}, [args.path], start)
     obj = read(args.path)
-    print(diff_summary(obj) if isinstance(obj, Diff) else ranks_summary(obj) if isinstance(obj, Ranks)
-          else summary(obj))
-    _write(obj, args.out, args.json)
-    return 0
+    say(diff_summary(obj) if isinstance(obj, Diff) else ranks_summary(obj) if isinstance(obj, Ranks)
+        else summary(obj), "stdout")
+    return _written(obj, outputs, start)
 
 
 def _diff(args) -> int:
@@ -196,45 +197,57 @@ def _diff(args) -> int:
     from .model import CaptureError
     from .views.diff_text import summary
 
+    start = Path.cwd()
+    outputs = plan({"-o": args.out, "--json": args.json}, [args.a, args.b], start)
     a, b = read(args.a), read(args.b)
     for path, side in ((args.a, a), (args.b, b)):
         if isinstance(side, Diff):
             raise CaptureError(f"{path}: this is a kernelviz diff; kernelviz diff compares two captures")
-    print("kernelviz: matching graphs and kernels ...", file=sys.stderr, flush=True)
+    say("kernelviz: matching graphs and kernels ...")
     result = diff(a, b, labels=tuple(args.labels) if args.labels else (label(args.a), label(args.b)))
-    print(summary(result))
-    _write(result, args.out, args.json)
-    return 0
+    say(summary(result), "stdout")
+    return _written(result, outputs, start)
 
 
 def _run(args, script_args: list[str]) -> int:
     from .run_script import run_script
     from .views.text import headline
 
-    script = Path(args.script)
+    start, script = Path.cwd(), Path(args.script)
     if not script.is_file():
-        print(f"kernelviz: {script}: no such script", file=sys.stderr)
+        say(f"kernelviz: {script}: no such script")
         return 2
-    out = Path(args.out) if args.out else Path(f"{script.stem}_kernelviz.html")
-    json_path = Path(args.json) if args.json else out.with_suffix(".json")
-    print(f"kernelviz: running {script} under a capture ...", file=sys.stderr, flush=True)
-    capture, failed = run_script(script, script_args, bench=args.bench)
-    if failed is not None and args.bench:
-        capture.warnings.append(f"not timed: the script did not finish ({failed})")
-    print(headline(capture), file=sys.stderr)
-    _write(capture, str(out), str(json_path))
-    return failed.status if failed is not None else 0
+    out = args.out or f"{script.stem}_kernelviz.html"
+    outputs = plan({"-o": out, "--json": args.json or str(Path(out).with_suffix(".json"))}, [script], start)
+
+    def finish(capture, failed) -> int:
+        if failed is not None and args.bench:
+            capture.warnings.append(f"not timed: the script did not finish ({failed})")
+        say(headline(capture))
+        written = _written(capture, outputs, start)
+        return failed.status if failed is not None else written
+
+    say(f"kernelviz: running {script} under a capture ...")
+    return run_script(script, script_args, bench=args.bench, finish=finish)
 
 
 def _demo(args) -> int:
     from .demo import run_demo
     from .views.text import summary
 
-    print("kernelviz: compiling and capturing a training step on the CPU ...", file=sys.stderr, flush=True)
-    capture, out = run_demo(), Path(args.out)
-    print(summary(capture))
-    _write(capture, str(out.with_suffix(".html")), str(out.with_suffix(".json")))
-    return 0
+    start, out = Path.cwd(), Path(args.out)
+    outputs = plan({"-o": str(out.with_suffix(".html")), "--json": str(out.with_suffix(".json"))}, [], start)
+    say("kernelviz: compiling and capturing a training step on the CPU ...")
+    capture = run_demo()
+    say(summary(capture), "stdout")
+    return _written(capture, outputs, start)
+
+
+def _written(obj, outputs, start: Path) -> int:
+    """Write ``obj``'s JSON (first: it holds everything) and HTML report; 0 when each is where it was named,
+    else 2."""
+    first_json = sorted(outputs, key=lambda output: output.option != "--json")
+    return 0 if write(first_json, {"--json": obj.to_json, "-o": obj.to_html}, start) else 2
 
 
 if __name__ == "__main__":

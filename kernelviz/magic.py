@@ -50,13 +50,23 @@ class KernelvizMagics(Magics):
         finally:
             if args.output:
                 namespace[args.output] = capture
-            if args.diff:
+            self._show_safely(args.diff, capture, output, namespace)
+        return value
+
+    def _show_safely(self, base: str | None, capture, output, namespace: dict) -> None:
+        """Show the capture (against ``base`` with --diff). A failure to show it is one line on stderr: the
+        cell's own exception, or its value, is what the cell gives."""
+        try:
+            if base:
                 from .views.diff_display import show_against
 
-                show_against(args.diff, capture, namespace)
+                show_against(base, capture, namespace)
             else:
                 self._show(capture, output)
-        return value
+        except Exception as exc:  # noqa: BLE001 - the cell's outcome is not replaced by a view's error
+            message = str(exc).strip().splitlines()
+            print(f"kernelviz: the capture could not be shown{f' against {base}' if base else ''}: "
+                  f"{type(exc).__name__}: {message[0] if message else ''}", file=sys.stderr)
 
     def _run(self, source: str, namespace: dict, local_ns: dict | None, below: int):
         """Execute the cell as IPython would: under a name registered in ``linecache`` (so tracebacks and

@@ -3,32 +3,50 @@ under a kernelviz capture, and restore the interpreter's state afterwards."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import threading
 import traceback
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .model import Capture
+from .outputs import say
 
 
 class ScriptFailed(Exception):
-    """The script raised, or exited with a non-zero status: ``status`` is the exit code Python would give."""
+    """The script raised, exited with a non-zero status, or ended the process (SIGTERM, ``os._exit``): ``status``
+    is the exit code Python would give."""
 
     def __init__(self, status: int, message: str = "") -> None:
         super().__init__(message)
         self.status = status
 
 
-def run_script(path: Path, args: list[str], *, bench: bool = False) -> tuple[Capture, ScriptFailed | None]:
-    """Run ``path`` with ``args`` under :func:`kernelviz.capture`; the capture is returned also when the script
-    fails, with how it failed (its traceback is printed to stderr as Python prints it). A failed script is
-    not timed. Raises OSError where the script cannot be read."""
+class Terminated(BaseException):
+    """Raised in the script where SIGTERM arrives (as SIGINT raises KeyboardInterrupt), so that its capture is
+    kept; ``kernelviz run`` then exits with 143, as a shell reports a process ended by SIGTERM."""
+
+
+Finish = Callable[[Capture, "ScriptFailed | None"], int]
+
+
+def run_script(path: Path, args: list[str], *, bench: bool = False, finish: Finish) -> int:
+    """Run ``path`` with ``args`` under :func:`kernelviz.capture`, then hand the capture to ``finish`` with how
+    the script failed (None: it did not), and return what ``finish`` returns: the exit status. ``finish`` is
+    called however the script ends: it raises (its traceback is printed to stderr as Python prints it), exits,
+    is sent SIGTERM (where SIGTERM was not handled otherwise; one that comes while ``finish`` writes waits for
+    it), closes ``sys.stderr`` (see :func:`.outputs.say`) or calls ``os._exit`` (``finish`` runs before the
+    process ends, with the status asked for). A failed script is not timed. Raises OSError where the script
+    cannot be read."""
     from . import capture
 
     source = path.read_bytes()
     filename = str(path.resolve())  # as Python names __main__'s file (3.9+): absolute, argv[0] as given
-    saved = sys.argv, sys.path[0] if sys.path else None, sys.modules.get("__main__")
+    saved = sys.argv, sys.path[0] if sys.path else None, sys.modules.get("__main__"), os.getcwd()
     main = types.ModuleType("__main__")
     main.__dict__.update(__file__=filename, __builtins__=__builtins__, __cached__=None)
     sys.argv = [str(path), *args]
@@ -39,26 +57,84 @@ def run_script(path: Path, args: list[str], *, bench: bool = False) -> tuple[Cap
     sys.modules["__main__"] = main
     session = capture(bench=bench)
     failed = None
-    try:
-        with session:
-            try:
-                exec(compile(source, filename, "exec", dont_inherit=True), main.__dict__)
-            except SystemExit as exc:
-                failed = _exit_status(exc)
-                if failed is not None:
-                    raise  # a failed script is not timed
-    except SystemExit:
-        pass
-    except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
-        _print_traceback(exc, filename)
-        failed = ScriptFailed(130 if isinstance(exc, KeyboardInterrupt) else 1, f"{type(exc).__name__}: {exc}")
-    finally:
+    with _ProcessEnds(session, finish) as ends:
+        try:
+            with session:
+                try:
+                    exec(compile(source, filename, "exec", dont_inherit=True), main.__dict__)
+                except SystemExit as exc:
+                    failed = _exit_status(exc)
+                    if failed is not None:
+                        raise  # a failed script is not timed
+        except BaseException as exc:  # noqa: BLE001 - the script's own error, shown as Python shows it
+            ends.writing = True
+            if not isinstance(exc, SystemExit):
+                failed = _failed(exc, filename)
+        ends.writing = True
         sys.argv = saved[0]
         if saved[1] is not None:
             sys.path[0] = saved[1]
         if saved[2] is not None:
             sys.modules["__main__"] = saved[2]
-    return session.capture, failed
+        with contextlib.suppress(OSError):  # where the script moved it (the folder may be gone)
+            os.chdir(saved[3])
+        if os.getpid() != ends.pid:  # a child the script forked that returned: the capture is its parent's
+            return failed.status if failed is not None else 0
+        status = finish(session.capture, failed)
+    return 128 + signal.SIGTERM if ends.terminated else status
+
+
+class _ProcessEnds:
+    """While the script runs: SIGTERM raises :class:`Terminated` (where it would end the process), and
+    ``os._exit`` first ends the capture and calls ``finish``; once ``writing``, SIGTERM is noted
+    (``terminated``) and the process ends after. In processes the script forks, both do what they would have
+    done. Both are restored on exit."""
+
+    def __init__(self, session, finish: Finish) -> None:
+        self.session, self.finish = session, finish
+        self.pid, self.real_exit = os.getpid(), os._exit
+        self.writing = self.terminated = False
+        self.handler = None
+
+    def __enter__(self) -> _ProcessEnds:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
+            self.handler = signal.signal(signal.SIGTERM, self._sigterm)
+        os._exit = self._exit
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        os._exit = self.real_exit
+        if self.handler is not None:
+            signal.signal(signal.SIGTERM, self.handler)
+
+    def _sigterm(self, signum: int, frame: Any) -> None:
+        if os.getpid() != self.pid:  # a forked child (a pool's worker) ends as it would have
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self.terminated = True
+        if not self.writing:
+            raise Terminated
+
+    def _exit(self, status: int) -> None:
+        if os.getpid() == self.pid and not self.writing:  # not in a forked child, nor while writing
+            self.writing = True
+            with contextlib.suppress(BaseException):
+                self.session.__exit__(SystemExit, None, None)  # not timed
+            with contextlib.suppress(BaseException):
+                self.finish(self.session.capture, ScriptFailed(status, f"os._exit({status})"))
+                sys.stderr.flush()
+        self.real_exit(status)
+
+
+def _failed(exc: BaseException, filename: str) -> ScriptFailed:
+    """How the script failed by raising ``exc``, said as Python would say it (SIGTERM: in one line)."""
+    if isinstance(exc, Terminated):
+        say("kernelviz: the script was sent SIGTERM")
+        return ScriptFailed(128 + signal.SIGTERM, "ended by SIGTERM")
+    _print_traceback(exc, filename)
+    return ScriptFailed(130 if isinstance(exc, KeyboardInterrupt) else 1, f"{type(exc).__name__}: {exc}")
 
 
 def _exit_status(exc: SystemExit) -> ScriptFailed | None:
@@ -68,7 +144,7 @@ def _exit_status(exc: SystemExit) -> ScriptFailed | None:
         return None
     if isinstance(code, int):
         return ScriptFailed(code, f"exit status {code}")
-    print(code, file=sys.stderr)
+    say(str(code))
     return ScriptFailed(1, str(code))
 
 
@@ -79,4 +155,4 @@ def _print_traceback(exc: BaseException, filename: str) -> None:
         tb = tb.tb_next
     if tb is None and not isinstance(exc, SyntaxError):  # raised outside the script's code: show it all
         tb = exc.__traceback__
-    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    say("".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n"))

@@ -1,5 +1,6 @@
 """``load`` of paths that are not plain files: every refusal is one ParseError line naming the file and what it
-is; a directory is read from its regular ``*.py`` files only and never blocks; saves are atomic."""
+is; a directory is read from its regular ``*.py`` files only and never blocks; saves are atomic. Arguments that
+are not a path (bytes, None, an empty string, a NUL byte) are one line saying what to pass."""
 
 import os
 import shutil
@@ -130,3 +131,29 @@ def test_the_first_display_leaves_the_hip_reading_to_its_tab_until_the_mapping_i
     assert "hip" not in payload(cap)["view"]
     assert graph_view(cap, "0")["hip"]["error"] is None  # what the live panel asks for when the tab opens
     assert hip.ready() and payload(cap)["view"]["hip"]["0"]["error"] is None
+
+
+@pytest.mark.parametrize("argument, error, says", [
+    ("A.py\x00.json", kernelviz.ParseError, "NUL byte"),
+    ("", kernelviz.ParseError, "an empty path"),
+    (b"A.py", TypeError, "os.fsdecode"),
+    ("A.py\n", kernelviz.ParseError, "'A.py\\n' (no file of that name"),
+    ("runs/step\nA.py", kernelviz.ParseError, "'runs/step\\nA.py' (no file of that name"),
+    (None, TypeError, "got NoneType; pass a path"),
+    (3.5, TypeError, "got float; pass a path"),
+    (["A.py"], TypeError, "got list; pass a path"),
+    (bytearray(b"A.py"), TypeError, "got bytearray"),
+    ("A\ud800.py", kernelviz.ParseError, "no file name can hold '\\ud800'"),
+])
+def test_load_refuses_what_is_not_a_path_or_code_in_one_line(tmp_path, monkeypatch, argument, error, says):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(CODE, tmp_path / "A.py")
+    with pytest.raises(error) as raised:
+        kernelviz.load(argument)
+    assert says in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_load_reads_a_file_whose_name_holds_a_line_break(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(CODE, tmp_path / "two\nlines.py")
+    assert kernelviz.load("two\nlines.py").kernels[0].name == kernelviz.load(CODE).kernels[0].name

@@ -1,5 +1,6 @@
 """The %%kernelviz magic through IPython's InteractiveShell, and the command line."""
 
+import json
 import re
 import subprocess
 import sys
@@ -123,3 +124,14 @@ def test_counters_flag_on_the_cpu_says_why_in_one_line(shell, capsys):
     assert err == ["kernelviz: counters not measured: no CUDA graph in this capture (Nsight Compute measures GPU "
                    "kernels)"]
     assert shell.user_ns["cap4"].graphs[0].timed_on and all(x.counters is None for x in shell.user_ns["cap4"].launches)
+
+
+def test_diff_against_a_base_that_fails_lets_the_cells_own_exception_through(shell, capsys, tmp_path):
+    """A base that fails to diff (a number beyond a double) prints one line; the cell's KeyError is raised."""
+    data = json.loads((FIXTURES / "pairs-h100-torch2.11" / "pair_default.json").read_text())
+    data["graphs"][0]["launches"][0]["timing"]["bytes"] = 10 ** 400
+    (tmp_path / "base.json").write_text(json.dumps(data))
+    result = shell.run_cell(f"%%kernelviz --diff {tmp_path / 'base.json'}\nraise KeyError('the cell')")
+    assert isinstance(result.error_in_exec, KeyError) and result.error_in_exec.args == ("the cell",)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("kernelviz:")]
+    assert len(lines) <= 1 and all("base.json" in line for line in lines)

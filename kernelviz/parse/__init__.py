@@ -92,20 +92,49 @@ def load(source: str | Path) -> Capture | Ranks:
 
 
 def _load(source: str | Path) -> Capture | Ranks:
-    if isinstance(source, Path) or ("\n" not in source and len(source) < 4096):
-        path = Path(source)
-        if not path.exists():
+    source = _checked(source)
+    if isinstance(source, Path):
+        if not source.exists():
             from ..ranks import load_ranks, rank_files
 
-            if rank_files(path):
-                return load_ranks(path)
-        if path.is_dir():
-            return _load_folder(path)
-        text = _read(path)
-        with _named(path):
-            return _from_text(text, path.stem, json=path.suffix in (".json", ".ipynb"))
-    with _named(None):
+            if rank_files(source):
+                return load_ranks(source)
+        if source.is_dir():
+            return _load_folder(source)
+        text = _read(source)
+        with _named(source):
+            return _from_text(text, source.stem, json=source.suffix in (".json", ".ipynb"))
+    with _named(None if len(source) > 200 else f"{source!r} (no file of that name: read as output code)"):
         return _from_text(source, None, json=False)
+
+
+def _checked(source: object) -> str | Path:
+    """``source`` as a path or as text (a string is a path unless it holds a line break and no file has that
+    name, or is 4096 characters or more); anything that is neither is refused in one line saying what to pass."""
+    what = "pass a path (str or pathlib.Path) to a capture's .json, to output code or a folder of it, or the code"
+    if isinstance(source, os.PathLike):
+        try:
+            source = os.fspath(source)
+        except TypeError as exc:  # its __fspath__ returned neither str nor bytes
+            raise TypeError(f"kernelviz.load: {exc}; {what} as str") from None
+        if isinstance(source, str):
+            source = Path(source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raise TypeError(f"kernelviz.load: got {type(source).__name__}; {what} as str (os.fsdecode(path) for a "
+                        "bytes path)")
+    if not isinstance(source, (str, Path)):
+        raise TypeError(f"kernelviz.load: got {type(source).__name__}; {what} as str")
+    if source == "":
+        raise ParseError(f"an empty path; {what}")
+    is_path = isinstance(source, Path) or (len(source) < 4096 and ("\n" not in source or os.path.lexists(source)))
+    if is_path and "\x00" in str(source):
+        raise ParseError(f"{str(source)!r}: a path holding a NUL byte, which no file name can hold; {what}")
+    if is_path:
+        try:
+            os.fsencode(source)
+        except UnicodeEncodeError as exc:  # a lone surrogate
+            raise ParseError(f"{str(source)!r}: no file name can hold {exc.object[exc.start]!r}; {what}") from None
+    return Path(source) if is_path else source
 
 
 _JSON_OBJECT = re.compile(r'\s*\{\s*"')  # how a JSON object starts (a C++ block "{ int ..." does not)
@@ -120,12 +149,12 @@ def _from_text(text: str, name: str | None, json: bool) -> Capture:
 
 
 @contextlib.contextmanager
-def _named(path: Path | None):
+def _named(name: Path | str | None):
     """Raise a :class:`CaptureError` from inside as a :class:`ParseError`, with the file's name first."""
     try:
         yield
     except CaptureError as exc:
-        raise ParseError(f"{path}: {exc}" if path is not None else str(exc)) from None
+        raise ParseError(f"{name}: {exc}" if name is not None else str(exc)) from None
 
 
 def _graphs(text: str, name: str | None) -> list[Graph]:
@@ -146,16 +175,14 @@ def _load_folder(folder: Path) -> Capture:
     """The output code in the ``*.py`` regular files under ``folder`` (symbolic links to folders are not
     followed; FIFOs, sockets, devices, folders named ``*.py`` and links that lead nowhere are passed over)."""
     files, passed = [], []
-    for root, dirs, names in os.walk(folder, onerror=lambda exc: passed.append(f"{exc.filename} ({_why(exc)})")):
-        dirs.sort()
-        for name in sorted(n for n in names + dirs if n.endswith(".py")):
-            try:
-                text = _read(Path(root) / name)
-            except ParseError as exc:
-                passed.append(str(exc).split("; ")[0])
-                continue
-            if "async_compile" in text:
-                files.append((Path(root) / name, text))
+    for path in _py_names(folder, onerror=lambda exc: passed.append(f"{exc.filename} ({_why(exc)})")):
+        try:
+            text = _read(path)
+        except ParseError as exc:
+            passed.append(str(exc).split("; ")[0])
+            continue
+        if "async_compile" in text:
+            files.append((path, text))
     if not files:
         skipped = f" (passed over: {'; '.join(passed[:3])}{' ...' * (len(passed) > 3)})" if passed else ""
         raise ParseError(f"{folder}: no Inductor output code in this directory{skipped}; {EXPECTED}")
@@ -164,6 +191,25 @@ def _load_folder(folder: Path) -> Capture:
         with _named(file):
             graphs += _graphs(text, file.stem)
     return Capture(graphs=graphs)
+
+
+def _py_names(folder: Path, onerror=None):
+    """The paths named ``*.py`` under ``folder``, by folder and name (links to folders are not followed)."""
+    for root, dirs, names in os.walk(folder, onerror=onerror):
+        dirs.sort()
+        for name in sorted(n for n in names + dirs if n.endswith(".py")):
+            yield Path(root) / name
+
+
+def files_read(path: Path) -> list[Path]:
+    """The files that ``load(path)`` may read: the file, the ``*.py`` files of a folder, a job's rank files."""
+    if path.is_dir():
+        return list(_py_names(path))
+    if not path.exists():
+        from ..ranks import rank_files
+
+        return [file for _, file in rank_files(path)]
+    return [path]
 
 
 def _why(exc: OSError) -> str:
