@@ -21,7 +21,7 @@ def _mlp_capture(bench=True):
     x = torch.randn(4096, 32, device="cuda")
     with torch.no_grad(), kernelviz.capture(bench=bench, repros=bench) as cap:
         torch.compile(model)(x)
-    return cap
+    return cap.wait_stages()  # the stages' texts are read in the background, after the exit
 
 
 def test_stages_of_the_launcher_that_ran_are_kept_and_linked():
