@@ -39,7 +39,7 @@ def write_atomically(path: Path, text: str) -> None:
     at the same time, sees the old file or a whole new one, never a part."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate: "?"
             f.write(text)
         os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would have made it (mkstemp makes it private)
         os.replace(temporary, path)
@@ -114,6 +114,12 @@ def _check_order(capture: Any) -> None:
             if launch.index != i:
                 raise CaptureError(f"graphs[{g}].launches[{i}].index: expected {i} (its place in call()), "
                                    f"got {_describe(launch.index)}")
+    sizes = {graph.id: len(getattr(graph, "launches", [])) for graph in getattr(capture, "graphs", [])}
+    for f, finding in enumerate(getattr(capture, "findings", [])):
+        for i, index in enumerate(finding.launches):
+            if finding.graph in sizes and not 0 <= index < sizes[finding.graph]:
+                raise CaptureError(f"findings[{f}].launches[{i}]: expected a launch of graph {finding.graph!r} "
+                                   f"(0 to {sizes[finding.graph] - 1}), got {_describe(index)}")
 
 
 def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
@@ -205,7 +211,7 @@ def json_data(value: Any) -> Any:
                 return orjson.loads(_orjson(value))
             except TypeError:  # e.g. an integer over 64 bits: the standard library's way
                 pass
-        return loads(dumps(value))
+        return json.loads(dumps(value))  # what a capture made here holds (a file's limits are for reading files)
 
 
 def loads(text: str | bytes) -> Any:
@@ -220,7 +226,7 @@ def loads(text: str | bytes) -> Any:
     if _depth(text) > MAX_DEPTH:  # refused by depth, not by the interpreter's recursion limit (Inductor raises it)
         raise _too_deep()
     try:
-        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite, parse_int=_within_a_double)
     except RecursionError:
         raise _too_deep() from None
 
@@ -256,6 +262,15 @@ def _long_digits(text: str | bytes) -> bool:
 
 def _not_a_number(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _within_a_double(text: str) -> int:
+    """An integer a double can hold (|n| < 2**1024): no figure of a capture comes near; a larger one would break
+    every view's arithmetic, so it is refused here (one place, one line)."""
+    value = int(text)
+    if abs(value) >= 2**1024:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits, beyond any figure a capture holds")
+    return value
 
 
 def _finite(text: str) -> float:
@@ -364,6 +379,15 @@ def _exact(tp: type):
     return convert
 
 
+_INT_LIMIT = 2**1024  # a double's range: no figure of a capture comes near, and the views' arithmetic needs it
+
+
+def _integer(value):
+    if type(value) is int and -_INT_LIMIT < value < _INT_LIMIT:
+        return value
+    raise _Invalid("an integer a double can hold (|n| < 2**1024)" if type(value) is int else "an integer", value)
+
+
 def _number(value):
     """A finite float (JSON has no NaN or Infinity, and orjson would write them as null)."""
     if type(value) is float and math.isfinite(value):
@@ -401,7 +425,7 @@ def _make_converter(tp: Any):
     if tp is str:
         return _exact(str)
     if tp is int:
-        return _exact(int)
+        return _integer
     if tp is bool:
         return _exact(bool)
     if tp is float:
@@ -434,7 +458,7 @@ def _list_converter(item_type: Any):
             if type(value) is not list:
                 raise _Invalid(expected, value)
             for i, item in enumerate(value):
-                if type(item) is not item_type:
+                if type(item) is not item_type or (item_type is int and not -_INT_LIMIT < item < _INT_LIMIT):
                     error = _Invalid(expected_item, item)
                     error.path.append(i)
                     raise error
@@ -544,12 +568,12 @@ def _dataclass_converter(cls: type):
 def _as_is(tp: Any) -> tuple[type, ...]:
     """JSON types that need no check or conversion for annotation ``tp`` (the fast path; a float is checked: it
     may be NaN or infinite)."""
-    if tp in (str, int, bool):
+    if tp in (str, bool):  # an integer is checked too: it may be beyond a double
         return (tp,)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
         inner = next(a for a in args if a is not type(None))
-        return (type(None), inner) if inner in (str, int, bool) else (type(None),)
+        return (type(None), inner) if inner in (str, bool) else (type(None),)
     return ()
 
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from ..figures import positive, shown, valid
 from ..model import Advice, FusionDecision, Graph, Launch
 
 IDLE_SHARE = 0.25  # a graph whose device is idle for more than this share of its plain time is launch-bound
 
 
 def ms_text(ms: float) -> str:
+    if not valid(ms):
+        return shown(ms, "ms")
     if ms >= 1000:
         return f"{ms / 1e3:.3g} s"
     return f"{ms * 1e3:.1f} µs" if ms < 0.1 else f"{ms:.3g} ms" if ms < 100 else f"{ms:.0f} ms"
 
 
 def byte_text(n: int) -> str:
+    if not valid(n):
+        return shown(n, "B")
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if n >= size:
             return f"{n / size:.3g} {unit}"
@@ -102,7 +107,7 @@ def _refused_fusions(graph: Graph) -> list[Advice]:
             first_launch.setdefault(launch.kernel_name, launch)
     pairs: dict[tuple[str, str], FusionDecision] = {}
     for d in graph.fusions:
-        if (not d.fused and d.bytes and d.first_kernel in first_launch and d.second_kernel in first_launch
+        if (not d.fused and positive(d.bytes) and d.first_kernel in first_launch and d.second_kernel in first_launch
                 and d.first_kernel != d.second_kernel):
             pairs[(d.first_kernel, d.second_kernel)] = d
     rate, launched = _achieved_gb_per_s(graph)
@@ -129,7 +134,10 @@ def _names(nodes: list[str], shown: int = 6) -> str:
 
 
 def _achieved_gb_per_s(graph: Graph) -> tuple[float | None, float]:
-    """The graph's achieved bandwidth (its timed launches' bytes over their in-graph time), and that time."""
-    timed = [t for t in (launch.timing for launch in graph.launches) if t and t.in_graph_ms and t.bytes]
+    """The graph's achieved bandwidth (its timed launches' bytes over their in-graph time), and that time; None
+    where the figures give no sensible rate (a time of 5e-324 ms, bytes beyond any device)."""
+    timed = [t for t in (launch.timing for launch in graph.launches)
+             if t and positive(t.in_graph_ms) and positive(t.bytes)]
     ms = sum(t.in_graph_ms for t in timed)
-    return (sum(t.bytes for t in timed) / (ms / 1e3) / 1e9 if ms > 0 else None), ms
+    rate = sum(t.bytes for t in timed) / ms / 1e6 if timed else None
+    return (rate if positive(rate) else None), ms

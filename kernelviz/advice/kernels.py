@@ -6,6 +6,7 @@ the launches concerned: the time at stake, not a saving (``how`` says so)."""
 
 from __future__ import annotations
 
+from ..figures import positive
 from ..model import Advice, DevicePeaks, Graph, Kernel, Launch
 from .graphs import byte_text, ms_text
 
@@ -77,7 +78,7 @@ def _memory_bound(graph: Graph, peaks: DevicePeaks | None) -> list[Advice]:
         t = launch.timing
         if t is None or t.bound != "memory" or t.pct_peak_bw is None or t.pct_peak_bw >= BANDWIDTH_SHARE:
             continue
-        if not (t.flushed_ms and t.in_graph_ms and t.bytes):
+        if not (positive(t.flushed_ms) and positive(t.in_graph_ms) and positive(t.bytes)):
             continue
         floor = t.bytes / (dram * 1e9) * 1e3
         ms = t.in_graph_ms - floor

@@ -13,8 +13,8 @@ import dataclasses
 import math
 from html import escape
 
+from ..figures import positive, valid
 from ..model import DevicePeaks, Graph, Launch
-from .figures import positive, valid
 from .rules import launch_kind, peaks_known
 from .text import plural
 
@@ -223,5 +223,5 @@ def _nice_step(raw: float) -> float:
     """1, 2 or 5 times a power of ten, at least ``raw``."""
     if raw <= 0:
         return 0.0
-    power = 10 ** math.floor(math.log10(raw))
-    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    power = 10 ** math.floor(math.log10(raw))  # 0.0 for a denormal raw: then raw itself
+    return next((m * power for m in (1, 2, 5, 10) if m * power >= raw), raw)

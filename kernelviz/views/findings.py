@@ -20,7 +20,7 @@ def findings(capture: Capture) -> list[Advice]:
 def _at(finding: Advice, graph: Graph | None) -> str:
     if graph is None or not finding.launches:
         return f"graph {finding.graph}" if finding.graph else "dynamo"
-    shown = [i for i in finding.launches[:2] if i < len(graph.launches)]
+    shown = [i for i in finding.launches[:2] if 0 <= i < len(graph.launches)]  # a hand-edited index is left out
     more = f" +{len(finding.launches) - 2}" if len(finding.launches) > 2 else ""
     what = "launch" if len(finding.launches) == 1 else "launches"
     return (f"graph {finding.graph} {what} {', '.join(map(str, shown))}{more} "

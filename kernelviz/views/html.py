@@ -15,10 +15,10 @@ from pathlib import Path
 
 from pygments.formatters import HtmlFormatter
 
+from ..figures import positive, shown, valid
 from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
-from .figures import positive, shown, valid
 from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..figures import valid
 from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
-from .figures import valid
 from .names import name_forms
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..figures import positive, valid
 from ..model import Kernel
 from .highlight import tokens
 
@@ -43,8 +44,9 @@ def facts(kernel: Kernel) -> dict[str, Any] | None:
             "num_stages": ir.options.get("num_stages"), "arch": ir.options.get("arch"),
             "occupancy": None if occ is None else {
                 "blocks per SM": occ.blocks_per_sm, "limited by": occ.limited_by,
-                "warps per SM": f"{occ.warps_per_sm} of {occ.max_warps_per_sm} "
-                                f"({100 * occ.warps_per_sm / occ.max_warps_per_sm:.0f}% theoretical)",
+                "warps per SM": f"{occ.warps_per_sm} of {occ.max_warps_per_sm}" + (
+                    f" ({100 * occ.warps_per_sm / occ.max_warps_per_sm:.0f}% theoretical)"
+                    if positive(occ.max_warps_per_sm) and valid(occ.warps_per_sm) else ""),
                 "blocks by registers": occ.by_registers, "blocks by shared memory": occ.by_shared_memory,
                 "blocks by threads": occ.by_threads, "blocks by device limit": occ.by_blocks,
                 "device": occ.device}}

@@ -6,8 +6,8 @@ import shutil
 import textwrap
 from collections import Counter
 
+from ..figures import shown, valid
 from ..model import Capture, Graph
-from .figures import shown, valid
 from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import split_line
