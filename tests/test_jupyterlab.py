@@ -308,22 +308,28 @@ def test_saved_capture_renders_in_notebook_7(tmp_path):
         assert [e for e in page.errors if "kernelviz" in e] == []
 
 
-def test_live_panel_draws_without_the_extension(tmp_path):
-    """Where the extension is missing (as in VS Code or Colab), the widget's loader draws the live panel with the
-    one copy of its code that the kernel holds, and styles it."""
+def test_panel_draws_without_the_extension(tmp_path):
+    """Where the extension is missing (as in VS Code or Colab), the widget's loader draws the panel with the one
+    copy of its code that the notebook holds: the saved panels of a notebook run by nbclient, then the live ones."""
+    from nbformat.sign import NotebookNotary
+
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in (
         "import torch, kernelviz\n"
         "with kernelviz.capture() as cap:\n    torch.compile(lambda x: torch.relu(x) + 1)(torch.randn(64))",
         "cap", "cap")], metadata=KERNELSPEC)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", store_widget_state=True).execute()
+    NotebookNotary().sign(nb)  # JupyterLab draws the widgets of a trusted notebook only
     nbformat.write(nb, tmp_path / "two.ipynb")
     with jupyterlab(tmp_path, disabled=("kernelviz-labextension",)) as url, chromium_page() as page:
         _lab_ready(page, url)
         _command(page, "docmanager:open", {"path": "two.ipynb"})
+        page.wait_for_function("document.querySelectorAll('.kv-panel .kv-row').length >= 2", timeout=60000)
+        assert page.locator(".kv-panel").count() == 2 and page.locator(".kv-panel.kv-live").count() == 0
+        assert page.locator(".jp-RenderedKernelviz").count() == 0  # the extension is off: ipywidgets draws them
         page.wait_for_function("window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
                                timeout=60000)
         _command(page, "notebook:run-all-cells", {})
         page.wait_for_function("document.querySelectorAll('.kv-panel.kv-live').length == 2", timeout=120000)
-        assert page.locator(".jp-RenderedKernelviz").count() == 0  # the extension is off: ipywidgets draws them
         assert page.evaluate(WIDGET_SHEET) == (STATIC / "panel.css").read_text()
         panel = page.locator(".kv-panel.kv-live").nth(1)
         panel.locator(".kv-row").filter(has=page.locator("td[title^='cpp_fused']")).first.click()
