@@ -15,13 +15,12 @@ function panelModule(code) {
 }
 
 // The sheet under the widget's id holds this panel's style: none where the extension styles it. An older
-// kernelviz's saved widget state puts its own sheet there when restored (maybe after this panel is drawn): it
+// kernelviz's saved widget state puts its own there when restored (maybe after this panel is drawn): this one
 // is put back, a few times a page at most, so that panels of two versions in one page do not take turns for ever.
 let restores = 0;
 function ownStyle(id, css) {
-  let sheet = document.getElementById(id);
-  if (!sheet && css) sheet = document.head.appendChild(Object.assign(document.createElement("style"), { id }));
-  if (!sheet) return () => {};
+  const sheet = document.getElementById(id) ||
+    document.head.appendChild(Object.assign(document.createElement("style"), { id }));
   const put = () => { if (sheet.textContent !== css && restores++ < 5) sheet.textContent = css; };
   put();
   const watch = new MutationObserver(put);
