@@ -18,8 +18,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path, app: str = "jupyterlab"):
-    """Start ``python -m <app>`` (``jupyterlab`` or ``notebook``, Notebook 7) serving ``root``."""
+def jupyterlab(root: Path, app: str = "jupyterlab", disabled: tuple[str, ...] = ()):
+    """Start ``python -m <app>`` (``jupyterlab`` or ``notebook``, Notebook 7) serving ``root``, with the
+    extensions named in ``disabled`` off."""
     settings = root / ".settings"
     notify = settings / "@jupyterlab" / "apputils-extension"
     notify.mkdir(parents=True)
@@ -28,6 +29,12 @@ def jupyterlab(root: Path, app: str = "jupyterlab"):
             json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = _free_port()
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(root / ".ws"))
+    if disabled:
+        labconfig = root / ".config" / "labconfig"
+        labconfig.mkdir(parents=True)
+        (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": dict.fromkeys(disabled, True)}))
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(root / ".config"),
+                                                                   os.environ.get("JUPYTER_CONFIG_PATH")]))
     log = open(root / ".lab.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", app, "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",

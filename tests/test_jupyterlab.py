@@ -15,6 +15,7 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("jupyterlab")
 import kernelviz  # noqa: E402
 from jupyterlab_support import api, jupyterlab  # noqa: E402
+from kernelviz.views.panel_code import STATIC  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 pytestmark = needs_browser
@@ -235,6 +236,10 @@ STALE_WIDGET_STATE = {"application/vnd.jupyter.widget-state+json": {"version_maj
                   "payload": {}, "progress": {}, "selected": ""}}}}}
 
 
+# the style sheet under the live widget's id (anywidget's), as the live panels leave it
+WIDGET_SHEET = "document.getElementById('kernelviz.views.widget.CaptureWidget')?.textContent ?? null"
+
+
 def test_quickstart_runs_live_in_jupyterlab(tmp_path):
     """The live widget shows (Time kernels works, progress in the panel, the saved parts follow) while the
     kernel runs; the saved view comes back when it is shut down; the notebook keeps one output per capture."""
@@ -254,6 +259,7 @@ def test_quickstart_runs_live_in_jupyterlab(tmp_path):
                                timeout=300000)
         live = page.locator(".jp-RenderedKernelviz .kv-panel.kv-live")
         assert page.locator(".jp-KernelvizSaved:visible").count() == 0
+        assert page.evaluate(WIDGET_SHEET) == "", "the live panel did not draw with the extension's panel and style"
         step = live.nth(1)
         assert "2 graphs (1 forward, 1 backward)" in step.locator(".kv-header").inner_text()
         heads = step.locator(".kv-table th")  # this kernelviz's style sheet, not the saved state's: headers wrap
@@ -300,3 +306,35 @@ def test_saved_capture_renders_in_notebook_7(tmp_path):
         page.screenshot(path=str(SHOTS / "notebook7_saved.png"))
         # Notebook 7.6.5's own settings loader throws once at start-up (also on its file browser page)
         assert [e for e in page.errors if "kernelviz" in e] == []
+
+
+def test_panel_draws_without_the_extension(tmp_path):
+    """Where the extension is missing (as in VS Code or Colab), the widget's loader draws the panel with the one
+    copy of its code that the notebook holds: the saved panels of a notebook run by nbclient, then the live ones."""
+    from nbformat.sign import NotebookNotary
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in (
+        "import torch, kernelviz\n"
+        "with kernelviz.capture() as cap:\n    torch.compile(lambda x: torch.relu(x) + 1)(torch.randn(64))",
+        "cap", "cap")], metadata=KERNELSPEC)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", store_widget_state=True).execute()
+    NotebookNotary().sign(nb)  # JupyterLab draws the widgets of a trusted notebook only
+    nbformat.write(nb, tmp_path / "two.ipynb")
+    with jupyterlab(tmp_path, disabled=("kernelviz-labextension",)) as url, chromium_page() as page:
+        _lab_ready(page, url)
+        _command(page, "docmanager:open", {"path": "two.ipynb"})
+        page.wait_for_function("document.querySelectorAll('.kv-panel .kv-row').length >= 2", timeout=60000)
+        assert page.locator(".kv-panel").count() == 2 and page.locator(".kv-panel.kv-live").count() == 0
+        assert page.locator(".jp-RenderedKernelviz").count() == 0  # the extension is off: ipywidgets draws them
+        page.wait_for_function("window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
+                               timeout=60000)
+        _command(page, "notebook:run-all-cells", {})
+        page.wait_for_function("document.querySelectorAll('.kv-panel.kv-live').length == 2", timeout=120000)
+        assert page.evaluate(WIDGET_SHEET) == (STATIC / "panel.css").read_text()
+        panel = page.locator(".kv-panel.kv-live").nth(1)
+        panel.locator(".kv-row").filter(has=page.locator("td[title^='cpp_fused']")).first.click()
+        page.wait_for_selector(".kv-panel.kv-live .kv-source.kv-highlighted")  # the kernel's tokens, asked of Python
+        assert panel.locator(".kv-detail-title").inner_text().startswith("cpp_fused")
+        assert panel.locator(".kv-row.kv-selected").evaluate("r => getComputedStyle(r).backgroundColor") \
+            not in ("rgba(0, 0, 0, 0)", "transparent")  # styled by the notebook's copy of panel.css
+        assert page.errors == []

@@ -16,5 +16,7 @@ export interface PanelView {
 /** The panel's data from a saved output (decodes kernelviz's compact saved form; other data as it is). */
 export function decodePayload(data: unknown): Promise<unknown>;
 export function renderCapture(el: HTMLElement, data: unknown, host?: PanelHost): PanelView;
+/** The sha256 of the panel's sources (what the widget's loader matches this copy by). */
+export const sources: string;
 declare const _default: { render(props: { model: unknown; el: HTMLElement }): () => void };
 export default _default;

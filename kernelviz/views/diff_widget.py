@@ -3,17 +3,14 @@ when its payload says ``"format": "kernelviz-diff"``. Nothing is asked of Python
 
 from __future__ import annotations
 
-import anywidget
 import traitlets
 
-from .widget import STATIC
+from .panel_code import PanelWidget
 
 
-class DiffWidget(anywidget.AnyWidget):
+class DiffWidget(PanelWidget):
     """The kernelviz panel of one diff (its payload from :func:`kernelviz.views.diff_display.payload`)."""
 
-    _esm = STATIC / "panel.js"
-    _css = STATIC / "panel.css"
     payload = traitlets.Dict().tag(sync=True)
 
     def __init__(self, payload: dict, **kwargs):

@@ -1,28 +1,25 @@
 """The live panel: an anywidget whose front end is ``static/panel.js`` (also used by the JupyterLab
-renderer of saved notebooks). Python syncs the capture, the selection and the progress of a timing,
-answers the view's "hello" (which makes the panel live) and its requests for a kernel's tokens, and runs
-the timing when the "Time kernels" button asks, and Nsight Compute when "Measure counters" does."""
+renderer of saved notebooks), brought by :class:`~kernelviz.views.panel_code.PanelWidget`'s loader. Python syncs
+the capture, the selection and the progress of a timing, answers the view's "hello" (which makes the panel live)
+and its requests for a kernel's tokens, and runs the timing when the "Time kernels" button asks, and Nsight
+Compute when "Measure counters" does."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import anywidget
 import traitlets
 
 from ..model import Capture, Ranks
+from .panel_code import PanelWidget
 from .payload import graph_view, kernel_view, pack, payload, ranks_payload
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
 
 
-class CaptureWidget(anywidget.AnyWidget):
+class CaptureWidget(PanelWidget):
     """The kernelviz panel of one capture."""
 
-    _esm = STATIC / "panel.js"
-    _css = STATIC / "panel.css"
     payload = traitlets.Dict().tag(sync=True)  # the panel's payload, packed (payload.pack)
     selected = traitlets.Unicode("").tag(sync=True)  # "graph/launch index" of the selected row
     progress = traitlets.Dict().tag(sync=True)  # {"done", "total", "label"} while timing, else empty

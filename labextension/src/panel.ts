@@ -1,2 +1,2 @@
 // The panel lives once, in the Python package, where the widget loads it too.
-export { decodePayload, renderCapture } from '../../kernelviz/static/panel.js';
+export { decodePayload, default, renderCapture, sources } from '../../kernelviz/static/panel.js';

@@ -8,3 +8,6 @@ export { decodePayload } from "./payload.js";
 export { nameLabel } from "./names.js";
 export { launchRows } from "./rows.js";
 export default { render };
+// the sha256 of these sources (labextension/build-panel.mjs puts it in): static/loader.js uses the JupyterLab
+// extension's copy of the panel where it has the same
+export const sources = KERNELVIZ_SOURCES; // eslint-disable-line no-undef

@@ -1,32 +1,14 @@
-// anywidget entry point: the widget syncs "payload" (the capture, packed as a notebook saves it),
-// "selected" and "progress" (while Python times the capture) with Python, and asks Python for a kernel's tokens, stages and repro when one is
-// selected, and for a graph's HIP reading. The panel is
-// live (its Time kernels and Measure counters buttons show) once the kernel has answered a "hello": a widget drawn from a
-// notebook's saved widget state, with no kernel behind it, never is.
+// The widget's side of the panel (static/loader.js, the anywidget _esm, calls this render): the widget syncs
+// "payload" (the capture, packed as a notebook saves it), "selected" and "progress" (while Python times the capture)
+// with Python, and asks Python for a kernel's tokens, stages and repro when one is selected, and for a graph's HIP
+// reading. The panel is live (its Time kernels and Measure counters buttons show) once the kernel has answered a
+// "hello": a widget drawn from a notebook's saved widget state, with no kernel behind it, never is.
 import { decodePayload } from "./payload.js";
 import { renderCapture } from "./panel.js";
 
 const NOTE = "No kernel: to time this capture, run it again with %%kernelviz --bench, or cap.bench().";
 
-/** A notebook saved with an older kernelviz's widget state brings that version's style sheet under the same
- * id when the widget manager restores it (anywidget keeps one sheet an id; the restore may come after the live
- * panels are drawn): a live panel puts its own back, now and when the sheet changes while it is shown (a few
- * times a page at most, so that panels of two kernelviz versions in one page do not take turns for ever).
- * Returns what stops watching. */
-let restores = 0;
-function ownStyle(model) {
-  const css = model.get("_css"), id = model.get("_anywidget_id");
-  const sheet = id ? document.getElementById(id) : null;
-  if (typeof css !== "string" || !css || !sheet || typeof MutationObserver === "undefined") return () => {};
-  const put = () => { if (sheet.textContent !== css && restores++ < 5) sheet.textContent = css; };
-  put();
-  const watch = new MutationObserver(put);
-  watch.observe(sheet, { childList: true, characterData: true, subtree: true });
-  return () => watch.disconnect();
-}
-
 export async function render({ model, el }) {
-  const unwatch = ownStyle(model);
   const live = new Map(), graphs = new Map();
   const host = {
     kernelData: (key) => live.get(key),
@@ -61,7 +43,6 @@ export async function render({ model, el }) {
   onProgress();
   model.send({ type: "hello" });
   return () => {
-    unwatch();
     model.off("msg:custom", onMsg);
     model.off("change:payload", onPayload);
     model.off("change:selected", onSelected);
