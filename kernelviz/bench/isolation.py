@@ -141,10 +141,18 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
     jobs = [_Job(g, isolated=isolated, repros=repros) for g in graphs]
     cuda = any(g.device == "cuda" for g in graphs)
     spare = worker
+    first_stop: float | None = None  # when a worker first stopped early: retries end limit_s later
     try:
-        for _ in range(MAX_RUNS):
+        for runs in range(MAX_RUNS):
             pending = [j for j in jobs if not j.done]
             if not pending:
+                break
+            if first_stop is not None and time.perf_counter() - first_stop > limit_s:
+                for job in pending:
+                    job.graph.warnings.append(f"not timed: the timing process stopped early {runs} times, the "
+                                              f"last {time.perf_counter() - first_stop:.0f} s after the first "
+                                              f"(limit_s={limit_s:g})")
+                    job.done = True
                 break
             if spare is not None and not spare.ready():
                 spare.close()
@@ -168,6 +176,7 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
                 pending[position].done = True
             if outcome.graph is not None:
                 _blame(pending[outcome.graph], outcome)
+                first_stop = first_stop if first_stop is not None else time.perf_counter()
     finally:
         if spare is not None:
             spare.keep()
@@ -191,7 +200,7 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
     else:
         where = {"load": "while loading its code", "in-graph": "while timing it", "cudagraph":
                  "while timing its CUDA-graph replay", "as run": "while timing it as it runs",
-                 "start": "while it started"}.get(outcome.phase, "")
+                 "start": "while it started", "run": "while running its call()"}.get(outcome.phase, "")
         job.graph.warnings.append(f"not timed: {reason} {where}".strip())
         job.done = True
 
