@@ -729,6 +729,12 @@ class Capture(Document):
 
         return summary(self.wait_stages())
 
+    def __repr__(self) -> str:
+        """The summary's head in a few lines (graphs, kernels, device, timing state); ``str()`` is the whole."""
+        from .views.text import head
+
+        return head(self)
+
     @classmethod
     def from_dict(cls, data: Any) -> Capture:
         """A capture from its JSON data (the form :meth:`to_dict` gives).
@@ -868,3 +874,9 @@ class Ranks(Document):
         from .views.ranks_text import summary
 
         return summary(self)
+
+    def __repr__(self) -> str:
+        """The headline in a few lines; ``str()`` is the whole summary."""
+        from .views.ranks_text import head
+
+        return head(self)

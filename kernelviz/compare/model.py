@@ -178,6 +178,12 @@ class Diff(Document):
 
         return summary(self)
 
+    def __repr__(self) -> str:
+        """The headline's first lines; ``str()`` is the whole diff."""
+        from ..views.diff_text import head
+
+        return head(self)
+
 
 def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
