@@ -56,9 +56,10 @@ def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = 
 
 
 def load(source: str | Path) -> Capture | Ranks:
-    """A capture from a capture's ``.json`` file, or from saved Inductor output code: a path, a directory,
-    or the code text. ``load("runs/step")`` reads the files ``runs/step.rank<N>.json`` that the ranks of a
-    job saved (``cap.save("runs/step")``) into one :class:`Ranks` (see :func:`load_ranks`).
+    """A capture from the file ``cap.save()`` wrote (``.kvz``) or a capture's ``.json`` file, or from saved Inductor
+    output code: a path, a directory, or the code text. ``load("runs/step")`` reads the files
+    ``runs/step.rank<N>.kvz`` (or ``.json``) that the ranks of a job saved (``cap.save("runs/step")``) into one
+    :class:`Ranks` (see :func:`load_ranks`).
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line naming the file (and for JSON the
     field, or the schema version) and what was expected, for any input that is neither.
@@ -67,9 +68,11 @@ def load(source: str | Path) -> Capture | Ranks:
     sees a GPU, one starts now, so that its start (seconds of imports) is not on ``bench()``'s path; it takes no
     GPU memory until it times, and ends after 10 minutes unused.
     """
+    from .compressed import SUFFIX, load_file
     from .parse import load as _load
 
-    loaded = _load(source)
+    is_path = isinstance(source, Path) or ("\n" not in source and len(source) < 4096)
+    loaded = load_file(Capture, Path(source)) if is_path and Path(source).suffix == SUFFIX else _load(source)
     torch = sys.modules.get("torch")
     if (isinstance(loaded, Capture) and torch is not None and any(g.device == "cuda" for g in loaded.graphs)
             and torch.cuda.is_available()):
