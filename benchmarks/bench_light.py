@@ -99,13 +99,14 @@ def sizes(cap: kernelviz.Capture) -> None:
     row("output code (graphs' code)", f"{code / 1e6:.3f} MB", "the unit below")
     row("of which: kernels, launches, stage texts", f"{len(cap.kernels)}, {len(cap.launches)}, {stages / 1e6:.3f} MB")
 
-    def share(what: str, size: int, bound: float | None = None, seconds: float | None = None) -> None:
+    def share(what: str, size: int, bound: float | str | None = None, seconds: float | None = None) -> None:
         took = f", {seconds:.2f} s" if seconds is not None else ""
-        row(what, f"{size / 1e6:.3f} MB = {size / max(code, 1):.2f}x{took}", f"<= {bound}x" if bound else "")
+        target = f"<= {bound}x" if isinstance(bound, float | int) else bound or ""
+        row(what, f"{size / 1e6:.3f} MB = {size / max(code, 1):.2f}x{took}", target)
 
     start = time.perf_counter()
     text = cap.to_json()
-    share("to_json()", len(text), 2, time.perf_counter() - start)
+    share("to_json() (the JSON text)", len(text), "what save() compresses", time.perf_counter() - start)
     with tempfile.TemporaryDirectory() as folder:
         saved = cap.save(Path(folder) / "cap")
         share(f"save() ({saved.name})", saved.stat().st_size, 2)

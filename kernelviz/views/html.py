@@ -30,9 +30,11 @@ from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
 _CSS_FILE = Path(__file__).with_name("report.css")
 
 
-@lru_cache(maxsize=1)
-def _css() -> str:
-    return _CSS_FILE.read_text() + HtmlFormatter(style="default").get_style_defs(".kv-report .highlight")
+@lru_cache(maxsize=2)
+def _css(highlight: bool = True) -> str:
+    """The report's styles; with ``highlight`` pygments' too (5.6 KB: a report without sources needs none)."""
+    pygments = HtmlFormatter(style="default").get_style_defs(".kv-report .highlight") if highlight else ""
+    return _CSS_FILE.read_text() + pygments
 
 
 def _num(value: float | None, digits: int, unit: str = "") -> str:
@@ -290,7 +292,7 @@ def report(capture: Capture, *, sources: bool = True) -> str:
     and it says where they are."""
     found = findings(capture)
     kernels = kernel_sections(capture, sources=sources)
-    return (f'<div class="kv-report"><style>{_css()}</style>{header(capture, found)}'
+    return (f'<div class="kv-report"><style>{_css(sources)}</style>{header(capture, found)}'
             + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
             + "".join(graph_section(capture, g, found, k, wrapper=sources) for g, k in zip(capture.graphs, kernels))
             + "</div>")
