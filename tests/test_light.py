@@ -11,6 +11,7 @@ import torch
 
 import kernelviz
 from kernelviz.views.display import static_bundle
+from kernelviz.views.payload import REPRO_REASON, capture_from_bundle, decode
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +58,11 @@ def test_the_notebook_output_is_at_most_one_and_a_half_times_the_output_code(ste
     bundle = json.loads(json.dumps(static_bundle(cap)))  # as nbformat writes it
     assert len(json.dumps(bundle)) <= 1.5 * _code(cap)
     assert "findings" in bundle["text/html"] and "in-graph ms" in bundle["text/html"]  # header, findings, tables
-    saved = kernelviz.views.payload.capture_from_bundle(bundle[kernelviz.MIME_TYPE])
+    saved = capture_from_bundle(bundle[kernelviz.MIME_TYPE])
     assert [g.id for g in saved.graphs] == [g.id for g in cap.graphs] and saved.launches == cap.launches
+    repros = [extras["repro"] for extras in decode(bundle[kernelviz.MIME_TYPE])["view"]["deep"].values()]
+    assert any(r["script"] for r in repros)  # the kernels with the most time that fit keep theirs
+    assert any(r["reason"] == REPRO_REASON for r in repros)  # the others say where theirs is
 
 
 def test_the_html_report_is_at_most_twice_the_output_code_and_repr_is_a_few_lines(step_capture):
@@ -67,5 +71,6 @@ def test_the_html_report_is_at_most_twice_the_output_code_and_repr_is_a_few_line
     assert len(html.encode()) <= 2 * _code(cap)
     text = unescape(re.sub(r"<[^>]+>", "", html))
     assert all(kernel.source in text for kernel in cap.kernels)  # every source, highlighted or plain
-    text = repr(cap)
-    assert len(text.splitlines()) <= 3 and len(text) < 600 and text.startswith("kernelviz: ")
+    for doc, head in ((cap, "kernelviz: 3 graphs"), (kernelviz.diff(cap, cap), "kernelviz diff: ")):
+        text = repr(doc)
+        assert len(text.splitlines()) <= 3 and len(text) < 600 and text.startswith(head), text

@@ -55,6 +55,7 @@ def test_save_writes_one_file_per_rank_and_load_reads_them_back(tmp_path):
     assert loaded.captures == ranks and loaded.reference == ranks[0]
     assert [g.collectives_agree for g in loaded.graphs] == [True] and loaded.graphs[0].mismatch is None
     assert Ranks.from_json(loaded.to_json()) == loaded
+    assert repr(loaded).startswith("kernelviz: 2 of 2 ranks") and len(repr(loaded).splitlines()) == 2
     one = Capture()  # outside a job: one file
     assert one.save(tmp_path / "single").name == "single.kvz"
     assert one.save(tmp_path / "single.json").name == "single.json"  # the JSON text where it is asked for
@@ -119,6 +120,7 @@ def test_256_ranks_are_summarised_with_percentiles_and_outlier_ranks(tmp_path):
     assert loaded.step_straggler == 200
     assert loaded.step_stats["compute_ms"]["p100"] == pytest.approx(max(i.step.compute_ms for i in loaded.ranks))
     assert Ranks.from_json(loaded.to_json()) == loaded
+    assert repr(loaded).startswith("kernelviz: 255 of 256 ranks") and len(repr(loaded).splitlines()) == 2
 
 
 def test_up_to_16_ranks_keep_a_time_per_rank(tmp_path):
