@@ -287,9 +287,9 @@ def kernel_sections(capture: Capture, *, sources: bool = True) -> list[str]:
 
 
 def report(capture: Capture, *, sources: bool = True) -> str:
-    """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the
-    kernels and the wrapper's steps are left out (a compact report: header, findings, charts, launch tables),
-    and it says where they are."""
+    """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the kernels'
+    sources and stages and the wrapper's steps are left out (a compact report: header, findings, charts, launch
+    tables, kernel metadata), and it says where they are."""
     found = findings(capture)
     kernels = kernel_sections(capture, sources=sources)
     return (f'<div class="kv-report"><style>{_css(sources)}</style>{header(capture, found)}'
