@@ -56,9 +56,10 @@ def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = 
 
 
 def load(source: str | Path) -> Capture | Ranks:
-    """A capture from a capture's ``.json`` file, or from saved Inductor output code: a path, a directory,
-    or the code text. ``load("runs/step")`` reads the files ``runs/step.rank<N>.json`` that the ranks of a
-    job saved (``cap.save("runs/step")``) into one :class:`Ranks` (see :func:`load_ranks`).
+    """A capture from the file ``cap.save()`` wrote (``.kvz``) or a capture's ``.json`` file, or from saved Inductor
+    output code: a path, a directory, or the code text. ``load("runs/step")`` reads the files
+    ``runs/step.rank<N>.kvz`` (or ``.json``) that the ranks of a job saved (``cap.save("runs/step")``) into one
+    :class:`Ranks` (see :func:`load_ranks`).
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line naming the file (and for JSON the
     field, or the schema version) and what was expected, for any input that is neither.

@@ -34,12 +34,13 @@ _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: a reader, or a save
-    at the same time, sees the old file or a whole new one, never a part."""
+def write_atomically(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to a temporary file beside ``path``, then rename it over ``path``: a reader, or a
+    save at the same time, sees the old file or a whole new one, never a part."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate: "?"
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+              else os.fdopen(fd, "w", encoding="utf-8", errors="replace")) as f:  # a lone surrogate: "?"
             f.write(text)
         os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would have made it (mkstemp makes it private)
         os.replace(temporary, path)
@@ -65,18 +66,6 @@ def _capture_json(text: str | bytes, expected: str) -> Any:
                            f"expected {expected}") from None
     except ValueError as exc:
         raise CaptureError(f"not valid JSON ({exc}); expected {expected}") from None
-
-
-def save(capture: Any, path: str | Path) -> Path:
-    """:meth:`Capture.save <kernelviz.model.Capture.save>`: the capture's JSON at ``path``.json, or
-    ``path``.rank<N>.json on a rank of a torch.distributed job; the path written."""
-    base = Path(path)
-    if base.suffix == ".json":
-        base = base.with_suffix("")
-    target = base.parent / f"{base.name}{'' if capture.rank is None else f'.rank{capture.rank}'}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(target, capture.to_json())
-    return target
 
 
 def read_text(cls: type, text: str | bytes, expected: str) -> Any:

@@ -764,6 +764,12 @@ class Capture(Document):
 
         return summary(self.wait_stages())
 
+    def __repr__(self) -> str:
+        """The summary's head in a few lines (graphs, kernels, device, timing state); ``str()`` is the whole."""
+        from .views.text import head
+
+        return head(self)
+
     @classmethod
     def from_dict(cls, data: Any) -> Capture:
         """A capture from its JSON data (the form :meth:`to_dict` gives).
@@ -781,16 +787,19 @@ class Capture(Document):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Capture:
-        """A capture from :meth:`to_json`'s text; :class:`CaptureError` (one line) for anything else,
-        including text that is not JSON (with the line and column) or ends early."""
-        from .codec import read_text
+        """A capture from :meth:`to_json`'s text, or from the bytes of the compressed form :meth:`save` writes;
+        :class:`CaptureError` (one line) for anything else, including text that is not JSON (with the line and
+        column) or ends early."""
+        from .compressed import from_bytes
 
-        return read_text(cls, text, "a kernelviz capture")
+        return from_bytes(cls, text, "a kernelviz capture")
 
     def save(self, path: str | Path) -> Path:
-        """Write the capture's JSON to ``path``.json, or on a rank of a torch.distributed job to
-        ``path``.rank<N>.json (each rank its own file; ``kernelviz.load(path)`` reads them all)."""
-        from .codec import save
+        """Write the capture to ``path``.kvz, or on a rank of a torch.distributed job to ``path``.rank<N>.kvz
+        (each rank its own file; ``kernelviz.load(path)`` reads them all): its JSON and the recorded values,
+        compressed without loss (see :mod:`kernelviz.compressed`); a ``path`` ending in ``.json`` gets the JSON
+        text instead (:meth:`to_json`, about six times larger with repros). The path written."""
+        from .compressed import save
 
         return save(self, path)
 
@@ -904,3 +913,9 @@ class Ranks(Document):
         from .views.ranks_text import summary
 
         return summary(self)
+
+    def __repr__(self) -> str:
+        """The headline in a few lines; ``str()`` is the whole summary."""
+        from .views.ranks_text import head
+
+        return head(self)

@@ -399,4 +399,4 @@ def test_str_of_a_capture_is_its_text_summary(monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
     assert str(cap) == summary(cap, 100) and str(cap).startswith("kernelviz: 1 graph")
-    assert repr(cap).startswith("Capture(graphs=[")  # the dataclass's own
+    assert repr(cap).startswith("kernelviz: 1 graph") and len(repr(cap).splitlines()) <= 3  # the head, not the data

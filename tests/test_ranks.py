@@ -48,15 +48,17 @@ def _job(capture: Capture, world: int) -> list[Capture]:
 def test_save_writes_one_file_per_rank_and_load_reads_them_back(tmp_path):
     ranks = _job(kernelviz.load(COLLECTIVES), 2)
     paths = [c.save(tmp_path / "runs" / "step") for c in ranks]
-    assert [p.name for p in paths] == ["step.rank0.json", "step.rank1.json"]
+    assert [p.name for p in paths] == ["step.rank0.kvz", "step.rank1.kvz"]
     assert [r for r, _ in rank_files(tmp_path / "runs" / "step")] == [0, 1]
     loaded = kernelviz.load(str(tmp_path / "runs" / "step"))
     assert isinstance(loaded, Ranks) and loaded.world_size == 2 and not loaded.summarised
     assert loaded.captures == ranks and loaded.reference == ranks[0]
     assert [g.collectives_agree for g in loaded.graphs] == [True] and loaded.graphs[0].mismatch is None
     assert Ranks.from_json(loaded.to_json()) == loaded
+    assert repr(loaded).startswith("kernelviz: 2 of 2 ranks") and len(repr(loaded).splitlines()) == 2
     one = Capture()  # outside a job: one file
-    assert one.save(tmp_path / "single").name == "single.json"
+    assert one.save(tmp_path / "single").name == "single.kvz"
+    assert one.save(tmp_path / "single.json").name == "single.json"  # the JSON text where it is asked for
 
 
 def test_a_planted_collective_mismatch_is_named(tmp_path):
@@ -118,6 +120,7 @@ def test_256_ranks_are_summarised_with_percentiles_and_outlier_ranks(tmp_path):
     assert loaded.step_straggler == 200
     assert loaded.step_stats["compute_ms"]["p100"] == pytest.approx(max(i.step.compute_ms for i in loaded.ranks))
     assert Ranks.from_json(loaded.to_json()) == loaded
+    assert repr(loaded).startswith("kernelviz: 255 of 256 ranks") and len(repr(loaded).splitlines()) == 2
 
 
 def test_up_to_16_ranks_keep_a_time_per_rank(tmp_path):
@@ -143,7 +146,7 @@ def test_collective_straggler_is_the_rank_that_waited_least(tmp_path):
 def test_missing_rank_files_say_what_was_looked_for(tmp_path):
     with pytest.raises(kernelviz.CaptureError, match="no such file"):
         kernelviz.load(tmp_path / "nothing")
-    with pytest.raises(kernelviz.CaptureError, match=r"no rank files \(nothing.rank<N>.json\)"):
+    with pytest.raises(kernelviz.CaptureError, match=r"no rank files \(nothing.rank<N>.kvz or .json\)"):
         kernelviz.load_ranks(tmp_path / "nothing")
     (tmp_path / "bad.rank0.json").write_text("{not json")
     with pytest.raises(kernelviz.CaptureError, match="bad.rank0.json"):

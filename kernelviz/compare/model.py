@@ -181,6 +181,12 @@ class Diff(Document):
 
         return summary(self)
 
+    def __repr__(self) -> str:
+        """The headline's first lines; ``str()`` is the whole diff."""
+        from ..views.diff_text import head
+
+        return head(self)
+
 
 def is_number(x: Any) -> bool:
     """An int or a float (a bool is neither)."""

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from ..codec import without_gc
+from ..compressed import SUFFIX, load_file
 from ..model import Capture, CaptureError, Graph, Ranks
 from .errors import ParseError
 from .kernels import find_kernels
@@ -101,6 +102,8 @@ def _load(source: str | Path) -> Capture | Ranks:
                 return load_ranks(source)
         if source.is_dir():
             return _load_folder(source)
+        if source.suffix == SUFFIX:  # what cap.save() writes
+            return load_file(Capture, source)
         text = _read(source)
         with _named(source):
             return _from_text(text, source.stem, json=source.suffix in (".json", ".ipynb"))

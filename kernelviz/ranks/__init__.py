@@ -1,4 +1,4 @@
-"""A job's captures side by side: ``kernelviz.load("runs/step")`` reads ``runs/step.rank<N>.json`` (each rank
+"""A job's captures side by side: ``kernelviz.load("runs/step")`` reads ``runs/step.rank<N>.kvz`` (each rank
 saves its own, ``cap.save("runs/step")``) into one :class:`~kernelviz.model.Ranks`.
 
 Files are read one at a time and reduced as they come: each rank's graphs are compared with the first rank
@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..compressed import SUFFIX
 from ..model import Capture, CaptureError, Graph, RankGraph, RankInfo, RankLaunch, Ranks
 from .agree import Shape, collective_mismatch, kernel_mismatch
 from .stats import outliers, spread, stats, straggler
@@ -23,10 +24,10 @@ __all__ = ["SUMMARISE_ABOVE", "load_ranks", "rank_files"]
 
 
 def rank_files(prefix: str | Path) -> list[tuple[int, Path]]:
-    """``(rank, path)`` of the files ``prefix.rank<N>.json``, by rank."""
+    """``(rank, path)`` of the files ``prefix.rank<N>.kvz`` (``cap.save()``'s) or ``.json``, by rank."""
     prefix = Path(prefix)
-    name = prefix.name[: -len(".json")] if prefix.name.endswith(".json") else prefix.name
-    pattern = re.compile(re.escape(name) + r"\.rank(\d+)\.json")
+    name = prefix.name[: -len(prefix.suffix)] if prefix.suffix in (".json", SUFFIX) else prefix.name
+    pattern = re.compile(re.escape(name) + r"\.rank(\d+)\.(?:json|kvz)")
     parent = prefix.parent
     if not parent.is_dir():
         return []
@@ -55,7 +56,7 @@ def load_ranks(prefix: str | Path, *, summarise_above: int = SUMMARISE_ABOVE, pr
     """Read every rank's capture saved under ``prefix`` and compare them (see the module's docstring)."""
     files = rank_files(prefix)
     if not files:
-        raise CaptureError(f"{prefix}: no rank files ({Path(prefix).name}.rank<N>.json)")
+        raise CaptureError(f"{prefix}: no rank files ({Path(prefix).name}.rank<N>.kvz or .json)")
     summarised = len(files) > summarise_above
     seen: dict[str, _Seen] = {}
     result = Ranks(world_size=0, summarised=summarised)
@@ -103,7 +104,7 @@ def _progress(items: list, enabled: bool):
 
 def _read(path: Path) -> Capture:
     try:
-        return Capture.from_json(path.read_text(encoding="utf-8"))
+        return Capture.from_json(path.read_bytes())
     except (CaptureError, ValueError, TypeError, KeyError, AttributeError) as exc:
         text = str(exc).strip().splitlines()
         raise CaptureError(f"{path}: {text[0] if text else type(exc).__name__}") from None

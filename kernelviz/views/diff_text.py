@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..compare.model import Diff, Group, Measure
 from ..model import Capture
+from .ranks_text import WHOLE
 from .text import size
 
 
@@ -84,6 +85,12 @@ def headline_lines(diff: Diff) -> list[str]:
         lines += [f"    {group_line(diff, g)}" for g in fusions]
     lines += [f"  note: {n}" for n in h.notes]
     return lines
+
+
+def head(diff: Diff) -> str:
+    """``repr(diff)``: the first line of the headline, what changed, and what more there is to see."""
+    lines = headline_lines(diff)
+    return "\n".join([*lines[: 2 if diff.headline.summary else 1], f"  {WHOLE}"])
 
 
 def summary(diff: Diff) -> str:

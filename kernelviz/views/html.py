@@ -23,16 +23,18 @@ from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
-from .rules import kernel_of, launch_kind, peaks_known, rate, roof
+from .rules import heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
 
-@lru_cache(maxsize=1)
-def _css() -> str:
-    return _CSS_FILE.read_text() + HtmlFormatter(style="default").get_style_defs(".kv-report .highlight")
+@lru_cache(maxsize=2)
+def _css(highlight: bool = True) -> str:
+    """The report's styles; with ``highlight`` pygments' too (5.6 KB: a report without sources needs none)."""
+    pygments = HtmlFormatter(style="default").get_style_defs(".kv-report .highlight") if highlight else ""
+    return _CSS_FILE.read_text() + pygments
 
 
 def _num(value: float | None, digits: int, unit: str = "") -> str:
@@ -141,9 +143,9 @@ def _where(loc: SourceLocation) -> str:
             else f"<code>{escape(loc.where())}</code>")
 
 
-def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
-    """A kernel's metadata and (with ``source``) its highlighted source, in a ``<details>``; the anchor is
-    inside it, so following a link to it opens it."""
+def kernel_section(graph: Graph, kernel: Kernel, body: str = "") -> str:
+    """A kernel's metadata, then ``body`` (the full report's source and stages: :func:`kernel_sections`), in a
+    ``<details>``; the anchor is inside it, so following a link to it opens it."""
     mapping = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(v))}</td></tr>"
                       for k, v in kernel.node_mapping.items())
     fragment = "".join(
@@ -164,7 +166,7 @@ def kernel_section(graph: Graph, kernel: Kernel, *, source: bool = True) -> str:
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'
                f"<th>stride</th><th>users</th></tr>{fragment}</table>" if fragment else "")
-            + (_highlighted(kernel) + stages_section(kernel) if source else "") + "</div></details>")
+            + body + "</div></details>")
 
 
 _REPORT_STAGE_BYTES = 16 * 1024  # of each stage in the report (characters)
@@ -188,6 +190,19 @@ def stages_section(kernel: Kernel) -> str:
             + (f'<ul class="kv-warnings">{notes}</ul>' if notes else "") + f"{parts}</details>")
 
 
+def _stages_elsewhere(kernel: Kernel) -> str:
+    """The line that stands for a kernel's compiled stages the report leaves out (their facts where it has none)."""
+    if kernel.ir is None or not kernel.ir.stages:
+        return stages_section(kernel)
+    titles = ", ".join(STAGE_TITLE.get(st.name, st.name) for st in kernel.ir.stages)
+    held = size(sum(len(st.text) for st in kernel.ir.stages))
+    return f'<p class="kv-hint">Compiled stages ({escape(titles)}, {held}): {_ELSEWHERE}</p>'
+
+
+_ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>); this report keeps the stages of "
+              "the kernels with the most time")
+
+
 def _highlighted(kernel: Kernel) -> str:
     """The kernel's source as pygments-classed spans (the same tokens the panel draws), all escaped."""
     spans = "".join(f'<span class="{cls}">{escape(text)}</span>' if cls else escape(text)
@@ -207,8 +222,10 @@ def _timed(graph: Graph) -> str:
     return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
 
 
-def graph_section(capture: Capture, graph: Graph, found: list[Advice], *, sources: bool = True) -> str:
-    """One graph: its charts, launch table, counters, wrapper and kernels (``found``: see ``html_list``)."""
+def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: str, *,
+                  wrapper: bool = True) -> str:
+    """One graph: its charts, launch table, counters, wrapper's steps (with ``wrapper``) and ``kernels``
+    (:func:`kernel_sections`; ``found``: see ``html_list``)."""
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
     charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph)
@@ -218,8 +235,8 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], *, source
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
             + html_list(capture, found, graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
-            + launch_table(graph, capture.peaks) + counters_section(graph) + wrapper_view(graph)
-            + "".join(kernel_section(graph, k, source=sources) for k in graph.kernels))
+            + launch_table(graph, capture.peaks) + counters_section(graph)
+            + (wrapper_view(graph) if wrapper else "") + kernels)
 
 
 def header(capture: Capture, found: list[Advice]) -> str:
@@ -233,18 +250,52 @@ def header(capture: Capture, found: list[Advice]) -> str:
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 
-_NO_SOURCES = ("Kernel sources are not in this static view: the kernelviz panel (JupyterLab or Notebook 7 with "
-               "kernelviz installed) shows them from the saved output, and <code>cap.save_html(path)</code> writes "
-               "the full report.")
+_NO_SOURCES = ("Kernel sources, compiled stages and the wrapper's steps are not in this static view: the kernelviz "
+               "panel (JupyterLab or Notebook 7 with kernelviz installed) shows them from the saved output, and "
+               "<code>cap.save_html(path)</code> writes the full report.")
+# Of the output code's characters, what the full report spends on pygments markup and on compiled stages: each
+# for the kernels with the most time that fit, so the report stays within about twice the output code (the
+# other kernels' sources are plain text, their stages a line saying where they are)
+HIGHLIGHT_SHARE = 0.4
+STAGES_SHARE = 0.3
+
+
+def kernel_sections(capture: Capture, *, sources: bool = True) -> list[str]:
+    """Each graph's kernel sections; with ``sources`` each kernel's source, highlighted for the kernels with the
+    most time, and compiled stages for those with the most time (the first always)."""
+    if not sources:
+        return ["".join(kernel_section(graph, k) for k in graph.kernels) for graph in capture.graphs]
+    code = sum(len(graph.code) for graph in capture.graphs)
+    marked = {}
+
+    def markup(g: int, kernel: Kernel) -> int:
+        marked[g, kernel.name] = _highlighted(kernel)
+        return len(marked[g, kernel.name]) - len(escape(kernel.source))
+
+    highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * code)
+    staged = heaviest_kept(capture, lambda g, k: sum(len(st.text) for st in k.ir.stages) if k.ir else 0,
+                           STAGES_SHARE * code, first=True)
+
+    def body(g: int, kernel: Kernel) -> str:
+        key = (g, kernel.name)
+        plain = f'<div class="highlight"><pre>{escape(kernel.source)}</pre></div>'
+        stages = stages_section(kernel) if key in staged else _stages_elsewhere(kernel)
+        return (marked[key] if key in highlighted else plain) + stages
+
+    return ["".join(kernel_section(graph, k, body(g, k)) for k in graph.kernels)
+            for g, graph in enumerate(capture.graphs)]
 
 
 def report(capture: Capture, *, sources: bool = True) -> str:
-    """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the
-    kernels' source code is left out (a compact report), and it says where they are."""
+    """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the kernels'
+    sources and stages and the wrapper's steps are left out (a compact report: header, findings, charts, launch
+    tables, kernel metadata), and it says where they are."""
     found = findings(capture)
-    return (f'<div class="kv-report"><style>{_css()}</style>{header(capture, found)}'
+    kernels = kernel_sections(capture, sources=sources)
+    return (f'<div class="kv-report"><style>{_css(sources)}</style>{header(capture, found)}'
             + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
-            + "".join(graph_section(capture, g, found, sources=sources) for g in capture.graphs) + "</div>")
+            + "".join(graph_section(capture, g, found, k, wrapper=sources) for g, k in zip(capture.graphs, kernels))
+            + "</div>")
 
 
 def page(capture: Capture) -> str:

@@ -7,7 +7,7 @@ from html import escape
 
 from ..model import RankGraph, RankInfo, RankLaunch, Ranks
 from .findings import findings
-from .html import _css, graph_section, header
+from .html import _css, graph_section, header, kernel_sections
 from .names import label
 from .ranks_text import PARTS, headline
 
@@ -149,7 +149,7 @@ def report(ranks: Ranks) -> str:
     if ref is not None:
         found = findings(ref)
         body = (f"<h2>Rank {ref.rank if ref.rank is not None else '?'} in detail</h2>{header(ref, found)}"
-                + "".join(graph_section(ref, g, found) for g in ref.graphs))
+                + "".join(graph_section(ref, g, found, k) for g, k in zip(ref.graphs, kernel_sections(ref))))
     return f'<div class="kv-report"><style>{_css()}{_RANKS_CSS}</style>{ranks_section(ranks)}{body}</div>'
 
 

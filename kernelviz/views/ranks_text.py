@@ -18,6 +18,15 @@ def headline(ranks: Ranks) -> str:
             + (f" on {len(hosts)} host{'s' * (len(hosts) != 1)}" if hosts else "") + f"{mode}; {agree}")
 
 
+# what a ``repr`` (of a capture, a job's ranks or a diff) says there is more to see
+WHOLE = "print() it for the whole summary, .to_html() for the report"
+
+
+def head(ranks: Ranks) -> str:
+    """``repr(ranks)``: the headline and what more there is to see."""
+    return f"{headline(ranks)}\n  {WHOLE}"
+
+
 def split_line(step: StepSplit) -> str:
     """``compute 61.2% · overlap 12.0% · comm 20.3% · idle 6.5% of 12.41 ms (gpu)``."""
     parts = " · ".join(f"{label} {100 * getattr(step, key) / step.window_ms:.1f}%" if step.window_ms else

@@ -5,7 +5,7 @@ launch's kernel by its ``kernel_name``, as the model refers to it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,3 +114,25 @@ def launch_annex(capture: Capture) -> list[dict[str, Any]]:
     """:func:`graph_annex` of every graph, in order (the payload's ``view.launches``)."""
     known = peaks_known(capture.peaks)
     return [graph_annex(graph, known) for graph in capture.graphs]
+
+
+def heaviest_kept(capture: Capture, size: Callable[[int, Kernel], int], budget: float, *,
+                  first: bool = False) -> set[tuple[int, str]]:
+    """The kernels (graph index, name) whose heavy parts a bounded view keeps: by their launches' in-graph time
+    added up, most first (untimed ones after, in call() order), each whose ``size(graph index, kernel)`` still
+    fits in what is left of ``budget``; with ``first`` the first always."""
+    ranked = []
+    for g, graph in enumerate(capture.graphs):
+        ms = {kernel.name: 0.0 for kernel in graph.kernels}
+        for launch in graph.launches:
+            t = launch.timing
+            if launch.kernel_name in ms and t is not None and valid(t.in_graph_ms):
+                ms[launch.kernel_name] += t.in_graph_ms
+        ranked += [(-ms[kernel.name], g, kernel) for kernel in graph.kernels]
+    kept: set[tuple[int, str]] = set()
+    for _, g, kernel in sorted(ranked, key=lambda entry: entry[0]):
+        heavy = size(g, kernel)
+        if heavy <= budget or (first and not kept):
+            kept.add((g, kernel.name))
+            budget -= heavy
+    return kept

@@ -10,7 +10,7 @@ from ..figures import shown, valid
 from ..model import Capture, Graph
 from .findings import as_run_line, text_lines
 from .names import column_labels
-from .ranks_text import split_line
+from .ranks_text import WHOLE, split_line
 from .rules import launch_kind
 
 
@@ -168,6 +168,17 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
         gap = "gap (between launches)" if name_w + kind_w >= 22 else "gap"
         rows.append(f"  {'':>3}  {gap:<{name_w + 2 + kind_w}}  {_ms(graph.gap_ms)}")
     return rows
+
+
+def head(capture: Capture) -> str:
+    """``repr(cap)``: the summary's head in three lines (graphs, kernels, device; how it was compiled; whether it
+    was timed and what was found), never the capture's data."""
+    timed = sum(1 for graph in capture.graphs if graph.timed_on)
+    state = (f"timed ({timed} of {plural(len(capture.graphs), 'graph')})" if timed
+             else "not timed (cap.bench() times it)")
+    story = compile_story(capture)
+    return "\n".join([headline(capture), *([f"  {story}"] if story else []),
+                      f"  {state}; {plural(len(capture.findings), 'finding')}; {WHOLE}"])
 
 
 def summary(capture: Capture, width: int | None = None) -> str:

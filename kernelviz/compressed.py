@@ -1,0 +1,135 @@
+"""A capture's compressed file form, what :meth:`Capture.save <kernelviz.model.Capture.save>` writes (``.kvz``):
+one xz stream holding the capture's JSON (:meth:`~kernelviz.model.Capture.to_json`'s) on its first line, then the
+raw bytes of the values that JSON holds in base64 (recorded inputs, the repro records' arguments and expected
+outputs), each distinct value once and named in the JSON as ``{"bytes": [start, end]}`` of that tail. Raw bytes
+compress where base64 does not, and a value recorded twice (a graph's input and its repro's argument) is kept
+once: a training step with repros takes about a sixth of its JSON. Lossless: reading it back gives the capture
+``to_json()`` wrote, value for value (``xz -dc step.kvz | head -1`` shows that JSON with the byte spans)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import lzma
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .codec import dumps, loads, read, read_text, without_gc, write_atomically
+from .model import CaptureError
+
+SUFFIX = ".kvz"
+MAGIC = b"\xfd7zXZ\x00"  # an xz stream's first bytes
+# xz's fastest preset (~15 MB/s here, as fast as gzip and smaller) with a dictionary wide enough that a kernel's
+# source meets its copy in the graph's code, a MB or more away
+FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20}]
+_SPAN = "bytes"
+
+
+def save(capture: Any, path: str | Path) -> Path:
+    """:meth:`Capture.save <kernelviz.model.Capture.save>`: the capture's compressed form at ``path``.kvz, or its
+    JSON text where ``path`` ends in ``.json``; ``path``.rank<N>.kvz (.json) on a rank of a torch.distributed job.
+    The path written."""
+    base = Path(path)
+    suffix = ".json" if base.suffix == ".json" else SUFFIX
+    if base.suffix in (".json", SUFFIX):
+        base = base.with_suffix("")
+    target = base.parent / f"{base.name}{'' if capture.rank is None else f'.rank{capture.rank}'}{suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, capture.to_json() if suffix == ".json" else compress(capture.to_dict()))
+    return target
+
+
+def from_bytes(cls: type, data: str | bytes, expected: str) -> Any:
+    """``cls`` from its compressed form or its JSON text (:func:`kernelviz.codec.read_text`)."""
+    if isinstance(data, str) or not is_compressed(data):
+        return read_text(cls, data, expected)
+    with without_gc():
+        return read(cls, decompress(data))
+
+
+def load_file(cls: type, path: Path) -> Any:
+    """``cls`` from a ``.kvz`` file; a one-line :class:`CaptureError` naming the file otherwise."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CaptureError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return from_bytes(cls, data, "a kernelviz capture")
+    except CaptureError as exc:
+        raise CaptureError(f"{path}: {exc}") from None
+
+
+def is_compressed(data: bytes) -> bool:
+    """Whether ``data`` is this form (else it is JSON text)."""
+    return data[: len(MAGIC)] == MAGIC
+
+
+def compress(data: dict[str, Any]) -> bytes:
+    """The compressed form of a capture's JSON data (:meth:`~kernelviz.model.Capture.to_dict`'s), which this
+    changes: its base64 values become spans of the tail."""
+    tail, at = bytearray(), {}
+    for holder, key in _base64_values(data):
+        text = holder[key]
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if base64.b64encode(raw).decode() != text:  # not as b64encode writes it: kept as text, so nothing changes
+            continue
+        if raw not in at:
+            at[raw] = [len(tail), len(tail) + len(raw)]
+            tail += raw
+        holder[key] = {_SPAN: at[raw]}
+    return lzma.compress(dumps(data).encode() + b"\n" + tail, format=lzma.FORMAT_XZ, filters=FILTERS)
+
+
+def decompress(data: bytes) -> dict[str, Any]:
+    """The capture's JSON data from its compressed form; a one-line :class:`CaptureError` where it is not one."""
+    try:
+        whole = lzma.decompress(data, format=lzma.FORMAT_XZ)
+    except (lzma.LZMAError, EOFError) as exc:
+        raise CaptureError(f"a damaged or truncated compressed capture ({exc})") from None
+    line, _, tail = whole.partition(b"\n")
+    try:
+        out = loads(line)
+    except ValueError as exc:
+        raise CaptureError(f"a compressed capture whose JSON is not valid ({exc})") from None
+    for holder, key in _base64_values(out):
+        span = holder[key]
+        if isinstance(span, dict):
+            start, end = _span(span, len(tail))
+            holder[key] = base64.b64encode(tail[start:end]).decode()
+    return out
+
+
+def _span(value: dict[str, Any], size: int) -> tuple[int, int]:
+    span = value.get(_SPAN)
+    if (len(value) != 1 or not isinstance(span, list) or len(span) != 2 or not all(type(i) is int for i in span)
+            or not 0 <= span[0] <= span[1] <= size):
+        raise CaptureError(f"a compressed capture with a bad byte span ({str(value)[:60]})")
+    return span[0], span[1]
+
+
+def _base64_values(data: Any) -> Iterator[tuple[dict[str, Any], str]]:
+    """``(holder, key)`` of each base64 value a capture's JSON data holds: ``TensorSpec.values``, and in repro
+    records ``ArgSpec.values`` and ``OutputCheck.data`` and ``sample``. Anything not shaped so is passed over
+    (the model's reader names what is wrong)."""
+    for graph in _dicts(data.get("graphs") if isinstance(data, dict) else None):
+        yield from _keys(_dicts(graph.get("inputs")), ("values",))
+        for record in [graph.get("repro"), *(k.get("repro") for k in _dicts(graph.get("kernels")))]:
+            if isinstance(record, dict):
+                yield from _keys(_dicts(record.get("args")), ("values",))
+                yield from _keys(_dicts(record.get("expected")), ("data", "sample"))
+
+
+def _dicts(items: Any) -> list[dict[str, Any]]:
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _keys(holders: list[dict[str, Any]], keys: tuple[str, ...]) -> Iterator[tuple[dict[str, Any], str]]:
+    for holder in holders:
+        for key in keys:
+            if isinstance(holder.get(key), (str, dict)):
+                yield holder, key
+
