@@ -6,10 +6,9 @@ and wait without taking GPU memory: CUDA and the profiler start only once a job 
 capture's JSON with the graphs to time on recreated inputs, what to leave out of each and whether to record their
 repros; each timed graph is written to ``OUT_DIR/<i>.json``.
 Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
-``phase load``,
-``phase run``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``,
-``phase repro``, ``done i``), so that if this process dies or hangs the parent knows where. A launch that raises is reported as
-``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else can run in it.
+``phase load``, ``phase run``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``,
+``phase repro``, ``done i``), so that if this process dies or hangs the parent knows where. A launch that raises is
+reported as ``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
