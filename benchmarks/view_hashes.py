@@ -44,7 +44,6 @@ def main() -> None:
             continue
         data = views_payload.payload(cap)
         live = views_payload.live(data)
-        data = views_payload.kept(cap, data)  # what a notebook saves of it
         if payload_free:
             data, live = ({k: v for k, v in d.items() if k != "view"} for d in (data, live))
         saved = views_payload.pack(data)["data"]

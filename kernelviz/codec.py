@@ -40,7 +40,7 @@ def write_atomically(path: Path, text: str | bytes) -> None:
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with (os.fdopen(fd, "wb") if isinstance(text, bytes)
-              else os.fdopen(fd, "w", encoding="utf-8", errors="replace")) as f:  # a lone surrogate: "?"
+              else os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace")) as f:  # a lone surrogate: \ud800
             f.write(text)
         os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would have made it (mkstemp makes it private)
         os.replace(temporary, path)

@@ -28,7 +28,7 @@ OUTPUT_CODE = FIXTURES / "cpu-torch2.13" / "mlp_0.py"
 SCRIPT = "open('ran', 'w').write('the script ran')\n"  # a run that compiles nothing: the capture is empty
 COMMANDS = {"show code": ["show", "A.py"], "show json": ["show", "A.json"], "show folder": ["show", "code"],
             "show ranks": ["show", "runs/step"], "diff": ["diff", "A.py", "A.json"], "run": ["run", "s.py"]}
-READ = {"show folder": ["code/A.py"], "show ranks": ["runs/step.rank0.json", "runs/step.rank1.json"],
+READ = {"show folder": ["code/A.py"], "show ranks": ["runs/step.rank0.kvz", "runs/step.rank1.kvz"],
         "diff": ["A.py", "A.json"]}  # the files each command reads, where they are not its argument
 
 

@@ -9,17 +9,16 @@ from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
 from .html import report
-from .payload import kept, live, packing, payload
+from .payload import live, packing, payload
 from .text import summary
 
 
 def static_bundle(capture: Capture, data: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What survives without a kernel, each part sized to what it is for: the panel's data (stages and repros for
-    the kernels with the most time), compressed (:func:`~kernelviz.views.payload.saved`), for JupyterLab's
-    renderer; the HTML report without kernel sources for GitHub and nbviewer (``cap.save_html()`` writes the full
-    one); the text summary. ``data``: the capture's :func:`~kernelviz.views.payload.payload` where it was made
-    already."""
-    saved = packing(kept(capture, payload(capture) if data is None else data))  # compressed while the report is made
+    """What survives without a kernel, each part sized to what it is for: the panel's data, the whole capture,
+    compressed (:func:`~kernelviz.views.payload.saved`), for JupyterLab's renderer; the HTML report without kernel
+    sources for GitHub and nbviewer (``cap.save_html()`` writes the full one); the text summary. ``data``: the
+    capture's :func:`~kernelviz.views.payload.payload` where it was made already."""
+    saved = packing(payload(capture) if data is None else data)  # compressed while the report is made
     html, text = report(capture, sources=False), summary(capture)
     return {MIME_TYPE: saved(), "text/html": html, "text/plain": text}
 

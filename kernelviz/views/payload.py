@@ -19,14 +19,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..codec import dumps, loads
-from ..model import SCHEMA_VERSION, Capture, CaptureError, Kernel, Ranks
+from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .highlight import language, tokens
 from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
-from .rules import heaviest_kept, launch_annex, name_entries, peaks_known
+from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 
 ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
@@ -94,10 +94,10 @@ def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
 
 
 def saved(capture: Capture) -> dict[str, Any]:
-    """What a notebook saves under ``application/vnd.kernelviz.v1+json``: :func:`payload` without what a saved
-    notebook need not carry (:func:`kept`), with kernel sources as spans of their graph's code, gzip-compressed
+    """What a notebook saves under ``application/vnd.kernelviz.v1+json``: :func:`payload` (the whole capture: a
+    notebook is what users share) with kernel sources as spans of their graph's code, gzip-compressed
     (deterministically) and base64-encoded."""
-    return pack(kept(capture, payload(capture)))
+    return pack(payload(capture))
 
 
 def pack(data: dict[str, Any]) -> dict[str, Any]:
@@ -185,50 +185,3 @@ def kernel_view(capture: Capture, key: str) -> dict[str, Any]:
 def graph_view(capture: Capture, index: str) -> dict[str, Any]:
     """The HIP reading of one graph, by its index (the live widget's lazy request)."""
     return {"hip": hip_view(capture.graphs[int(index)])}
-
-
-# What a notebook output keeps of a capture's heavy parts, so that a saved notebook stays about the size of the
-# capture's output code: each kernel's compiled stages (text and line links) and repro (its record in the model,
-# its script in the view annex) for the kernels with the most time, first, that fit in ``HEAVY_SHARE`` of the
-# output code; the others say where their stages and repro are. The graphs' repro records and recorded input
-# values, which the panel does not show, are left out. ``cap.save()`` keeps everything.
-HEAVY_SHARE = 0.4  # of the output code's characters: the stage texts and repro scripts a notebook output keeps
-WHERE = "kept by cap.save() where the capture is alive (this notebook output keeps the kernels with the most time)"
-STAGES_NOTE = f"Compiled stages not in this saved output: {WHERE}."
-REPRO_REASON = f"the repro script is not in this saved output: kernel.to_repro(), or {WHERE}"
-
-
-def kept(capture: Capture, data: dict[str, Any]) -> dict[str, Any]:
-    """:func:`payload`'s ``data`` as a notebook saves it (see :func:`saved`; ``data`` is left as it was)."""
-    deep = data["view"].get("deep") or {}
-
-    def heavy(g: int, kernel: Kernel) -> int:  # its stage texts and line links, and its repro script
-        stages = sum(len(st.text) + 4 * len(st.source_lines) for st in kernel.ir.stages) if kernel.ir else 0
-        return stages + len((deep.get(kernel_key(g, kernel.name), {}).get("repro") or {}).get("script") or "")
-
-    code = sum(len(graph.code) for graph in capture.graphs)
-    keys = {kernel_key(g, name) for g, name in heaviest_kept(capture, heavy, HEAVY_SHARE * code)}
-    graphs = []
-    for g, graph in enumerate(data["graphs"]):
-        kernels = [kernel if kernel_key(g, kernel["name"]) in keys else _light_kernel(kernel)
-                   for kernel in graph["kernels"]]
-        inputs = [{**spec, "values": None} for spec in graph["inputs"]]
-        graphs.append({**graph, "kernels": kernels, "inputs": inputs, "repro": None})
-    view = dict(data["view"])
-    if deep:
-        view["deep"] = {key: extras if key in keys else _light_extras(extras) for key, extras in deep.items()}
-    return {**data, "graphs": graphs, "view": view}
-
-
-def _light_kernel(kernel: dict[str, Any]) -> dict[str, Any]:
-    ir = kernel.get("ir")
-    return {**kernel, "repro": None, **({"ir": {**ir, "stages": []}} if ir and ir.get("stages") else {})}
-
-
-def _light_extras(extras: dict[str, Any]) -> dict[str, Any]:
-    ir, repro = extras["ir"], extras["repro"]
-    if ir.get("stages"):
-        ir = {**ir, "stages": [], "notes": [*ir.get("notes", []), STAGES_NOTE]}
-    if repro.get("script"):
-        repro = {"script": None, "reason": REPRO_REASON}
-    return {**extras, "ir": ir, "repro": repro}
