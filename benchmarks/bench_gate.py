@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from gate_steps import pairs  # noqa: E402
+from gate_steps import GPU_CHAINS, pairs  # noqa: E402
 
 
 def main() -> None:
@@ -27,9 +27,9 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)  # see tests/test_gate.py: one thread per kernel on a 2-core machine others share
-    shape = {"rows": 2048, "cols": 2048} if args.device.startswith("cuda") else {}
+    gpu = {"chains": GPU_CHAINS, "rows": 2048, "cols": 2048} if args.device.startswith("cuda") else {}
     started = time.perf_counter()
-    counts = pairs(args.pairs, args.repeat, args.slower, args.device, **shape)
+    counts = pairs(args.pairs, args.repeat, args.slower, args.device, **gpu)
     print(f"{args.pairs} pairs, repeat {args.repeat}, threshold {args.slower}, {args.device}: "
           f"false alarms {counts.false_alarms}/{counts.pairs}, planted slowdown detected {counts.detected}/"
           f"{counts.pairs} (the kernel measured {100 * (counts.slowdown - 1):+.1f}% slower, median), "

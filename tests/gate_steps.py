@@ -13,7 +13,8 @@ import dataclasses
 from collections.abc import Callable
 
 CHAIN = 12  # sin · mul pairs in the fused kernel
-SLOW_CHAIN = 14  # 2 more: the kernel about 20% slower (benchmarks/bench_gate.py measures it)
+SLOW_CHAIN = 14  # 2 more: the kernel about 20% slower on the CPU (benchmarks/bench_gate.py measures it)
+GPU_CHAINS = (30, 36)  # on a GPU the chain must be long for the kernel's arithmetic, not its memory, to set its time
 
 
 def compiled_step(chain: int, device: str = "cpu", rows: int = 512, cols: int = 256) -> Callable[[], object]:
@@ -46,12 +47,14 @@ class Counts:
     lines: list[str] = dataclasses.field(default_factory=list)  # the reasons of every wrong verdict
 
 
-def pairs(count: int, repeat: int, slower: str = "5%", device: str = "cpu", **shape) -> Counts:
-    """``count`` pairs of captures of the unchanged step, and ``count`` pairs of it against the slowed step."""
+def pairs(count: int, repeat: int, slower: str = "5%", device: str = "cpu",
+          chains: tuple[int, int] = (CHAIN, SLOW_CHAIN), **shape) -> Counts:
+    """``count`` pairs of captures of the unchanged step, and ``count`` pairs of it against the slowed step
+    (``chains``: the unchanged and the slowed step's)."""
     from kernelviz.gate import check
     from kernelviz.gate.repeat import timed_capture
 
-    base, slow = compiled_step(CHAIN, device, **shape), compiled_step(SLOW_CHAIN, device, **shape)
+    base, slow = (compiled_step(chain, device, **shape) for chain in chains)
     out = Counts(count)
     alone: list[tuple[float, float]] = []
     for _ in range(count):

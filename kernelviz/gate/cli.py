@@ -9,7 +9,12 @@ import os
 import sys
 from pathlib import Path
 
-from ..model import CaptureError
+from ..codec import write_atomically
+from ..compare import label
+from ..model import Capture, CaptureError
+from ..parse import load
+from . import check, parse_slower
+from .reports import junit, markdown
 
 HELP = """\
 Diff CURRENT against BASELINE (captures: kernelviz run --bench --json, cap.save()) and fail (exit 1) when a
@@ -38,10 +43,6 @@ def register(sub) -> None:
 
 def run(args) -> int:
     """The subcommand: the verdict on stdout, the reports written; its exit status."""
-    from ..codec import write_atomically
-    from . import check, parse_slower
-    from .reports import junit, markdown
-
     try:
         slower = parse_slower(args.slower)
     except ValueError as exc:
@@ -51,7 +52,7 @@ def run(args) -> int:
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     _refuse_overwrite(inputs, {flag: Path(p) for flag, p in {**outputs, "$GITHUB_STEP_SUMMARY": summary}.items() if p})
     a, b = (_capture(p) for p in inputs)
-    verdict = check(a, b, slower=slower, labels=(_label(args.baseline), _label(args.current)))
+    verdict = check(a, b, slower=slower, labels=(label(args.baseline), label(args.current)))
     print("\n".join(verdict.lines()))
     writers = {"--markdown": lambda: markdown(verdict), "--junit": lambda: junit(verdict),
                "--html": verdict.diff.to_html}
@@ -66,17 +67,8 @@ def run(args) -> int:
     return 1 if verdict.failed else 0
 
 
-def _label(path: str) -> str:
-    from ..compare import label
-
-    return label(path)
-
-
 def _capture(path: Path):
     """The capture at ``path``; CaptureError (one line) for anything else (a diff, a job's ranks)."""
-    from .. import load
-    from ..model import Capture
-
     loaded = load(path)
     if not isinstance(loaded, Capture):
         raise CaptureError(f"{path}: a job's rank files; kernelviz check compares two captures (one rank's file)")
