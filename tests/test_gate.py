@@ -103,6 +103,13 @@ def test_added_launches_and_a_lost_fusion_fail_untimed_captures_too():
     assert lost.check == "lost fusion" and "addmm" in lost.change and " + " in lost.launch
     assert not check(*fixture_pair("mlp_frozen", "mlp_autotune")).failed  # a fusion gained passes
     assert not check(*fixture_pair("gpt_3", "gpt_2")).failed  # launches removed pass
+    a, b = fixture_pair("mlp_gelu", "mlp_gelu")
+    new = kernelviz.load(PAIRS / "gpt_2.json").graphs[0]  # a graph the baseline lacks (a graph break's, say)
+    new.id = "1_inference"
+    b.graphs.append(new)
+    [graph] = check(a, b).reasons
+    assert graph.line() == (f"added launches: graph 1_inference; a new graph of 23 launch(es), not in the baseline; "
+                            f"at {new.caller.where()}  `{new.caller.code}`")
 
 
 def test_new_graph_breaks_recompiles_and_spills_fail(timed):
