@@ -86,7 +86,11 @@ def test_a_time_within_its_noise_passes():
         launch.timing = kernelviz.model.LaunchTiming(in_graph_ms=1.0, unit="gpu", spread=0.3)
     slower = copy.deepcopy(cap)
     slower.graphs[0].launches[1].timing.in_graph_ms = 1.1
-    assert not check(cap, slower).failed
+    within = check(cap, slower)
+    [note] = within.notes  # said, not failed
+    assert not within.failed and note.startswith(
+        f"within the noise, not failed: launch time: graph {cap.graphs[0].id}; launch #1 gelu _0; in the graph: "
+        "1 → 1.1 ms (+10.0%; threshold 5%, noise ±31.5%); at ")
     for c in (cap, slower):
         c.graphs[0].launches[1].timing.spread = 0.02
     [reason] = check(cap, slower).reasons

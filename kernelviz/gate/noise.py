@@ -54,9 +54,14 @@ class Growth:
         return None if self.a.iqr is None or self.b.iqr is None else (self.a.iqr + self.b.iqr) / 2
 
     @property
+    def grew(self) -> bool:
+        """Beyond the threshold."""
+        return self.b.ms - self.a.ms > self.slower * self.a.ms
+
+    @property
     def regressed(self) -> bool:
-        grew = self.b.ms - self.a.ms
-        return grew > self.slower * self.a.ms and (self.noise_ms is None or grew > self.noise_ms)
+        """Beyond the threshold and beyond the noise (where the noise is known)."""
+        return self.grew and (self.noise_ms is None or self.b.ms - self.a.ms > self.noise_ms)
 
     def text(self) -> str:
         """``0.512 → 0.618 ms (+20.7%; threshold 5%, noise ±3.1%)``."""

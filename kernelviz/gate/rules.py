@@ -16,9 +16,11 @@ PAIRED = ("same", "changed", "fused", "split")  # relations with launches on bot
 
 
 def reasons(d: Diff, slower: float) -> tuple[list[Reason], list[str]]:
-    """The reasons the current side (b) fails against the baseline (a), and the notes."""
+    """The reasons the current side (b) fails against the baseline (a), and the notes: why times were not
+    compared, and each time that grew beyond the threshold but not beyond the noise (said, not failed)."""
     found: list[Reason] = []
     notes = timing_notes(d.a, d.b)
+    grown: list[tuple[Reason, Growth]] = []
     for gm in d.graphs:
         ga = d.a.graphs[gm.a] if gm.a is not None else None
         gb = d.b.graphs[gm.b] if gm.b is not None else None
@@ -26,7 +28,7 @@ def reasons(d: Diff, slower: float) -> tuple[list[Reason], list[str]]:
             found.append(Reason("added launches", gb.id, change=f"a new graph of {len(gb.launches)} launch(es), "
                                 "not in the baseline", where=_caller(gb)))
         elif ga is not None and gb is not None and not notes:
-            found += _graph_time(ga, gb, slower)
+            grown += _graph_time(ga, gb, slower)
     for group in d.groups:
         ga, gb = d.graph_pair(group)
         if ga is None or gb is None:
@@ -39,9 +41,11 @@ def reasons(d: Diff, slower: float) -> tuple[list[Reason], list[str]]:
                                 f"one launch in the baseline ({_name(la[0])}) is {len(lb)} now",
                                 _where(gb, lb[0])))
         if group.relation in PAIRED and not notes:
-            found += _launch_time(ga, gb, la, lb, slower)
+            grown += _launch_time(ga, gb, la, lb, slower)
         if group.relation in ("same", "changed") and len(la) == len(lb) == 1:
             found += _spills(ga, gb, la[0], lb[0])
+    found = [reason for reason, growth in grown if growth.regressed] + found
+    notes += [f"within the noise, not failed: {reason.line()}" for reason, growth in grown if not growth.regressed]
     return found + _dynamo(d.a, d.b), notes
 
 
@@ -59,7 +63,7 @@ def timing_notes(a: Capture, b: Capture) -> list[str]:
     return [f"times not compared: the {' and the '.join(untimed)} not timed"] if untimed else []
 
 
-def _graph_time(ga: Graph, gb: Graph, slower: float) -> list[Reason]:
+def _graph_time(ga: Graph, gb: Graph, slower: float) -> list[tuple[Reason, Growth]]:
     """The graph as it runs (``as_run``) where both sides have it on one clock, else its launches added up."""
     if ga.as_run and gb.as_run and ga.as_run.unit == gb.as_run.unit:
         a, b = (Timed(g.as_run.plain_ms, _iqr(g.as_run.plain_ms, g.as_run.spread)) for g in (ga, gb))
@@ -68,10 +72,11 @@ def _graph_time(ga: Graph, gb: Graph, slower: float) -> list[Reason]:
         if a is None or b is None:
             return []
     growth = Growth(a, b, slower)
-    return [Reason("graph time", gb.id, change=growth.text(), where=_caller(gb))] if growth.regressed else []
+    return [(Reason("graph time", gb.id, change=growth.text(), where=_caller(gb)), growth)] if growth.grew else []
 
 
-def _launch_time(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch], slower: float) -> list[Reason]:
+def _launch_time(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch],
+                 slower: float) -> list[tuple[Reason, Growth]]:
     """A group's in-graph time on a GPU (device time); on the CPU its kernels' times alone: a CPU launch's in-graph
     time is a mean over runs (launches add up to the graph's busy time), so the other processes of a loaded
     machine land in it (seen here: an extern matmul's mean +93% between two captures of one step), while a kernel
@@ -83,10 +88,10 @@ def _launch_time(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch], slowe
     if a is None or b is None:
         return []
     growth = Growth(a, b, slower)
-    if not growth.regressed:
+    if not growth.grew:
         return []
-    return [Reason("launch time", gb.id, " + ".join(_name(x) for x in lb),
-                   f"{'alone' if cpu else 'in the graph'}: {growth.text()}", _where(gb, lb[0]))]
+    return [(Reason("launch time", gb.id, " + ".join(_name(x) for x in lb),
+                    f"{'alone' if cpu else 'in the graph'}: {growth.text()}", _where(gb, lb[0])), growth)]
 
 
 def _launches_time(launches: list[Launch]) -> Timed | None:
