@@ -60,8 +60,8 @@ class Gate:
         from .gate import check
         from .gate.repeat import timed_capture
 
-        stem = self.folder / (name or self.name)
-        baseline = stem.with_suffix(".json")
+        stem = name or self.name
+        baseline = self.folder / f"{stem}.json"
         current = timed_capture(step, self.repeat)
         self.folder.mkdir(parents=True, exist_ok=True)
         if self.update or not baseline.exists():
@@ -69,9 +69,9 @@ class Gate:
             if self.update:
                 return None
             pytest.fail(f"kernelviz: no baseline: wrote {baseline}; review and commit it", pytrace=False)
-        write_atomically(stem.with_suffix(".current.json"), current.to_json())
+        write_atomically(self.folder / f"{stem}.current.json", current.to_json())
         verdict = check(baseline, current, slower=self.slower, labels=(baseline.name, "current"))
-        verdict.diff.save_html(str(stem.with_suffix(".diff.html")))
+        verdict.diff.save_html(str(self.folder / f"{stem}.diff.html"))
         self.verdicts.append(verdict)
         if verdict.failed:
             pytest.fail("\n".join(verdict.lines()), pytrace=False)

@@ -207,25 +207,27 @@ def test_the_plugin_is_an_entry_point_and_gates_a_test(pytester, monkeypatch, ti
     plugin = [] if installed else ["-p", "kernelviz.pytest_plugin"]
     pytester.makeini("[pytest]\nkernelviz_repeat = 2\nkernelviz_slower = 20%\n")
     pytester.makepyfile(test_step="""
-        import os, torch
+        import os, pytest, torch
         CHAIN = int(os.environ.get("CHAIN", "1"))
         def step(x):
             for _ in range(CHAIN):
                 x = torch.sin(x) * 1.01
             return x.sum()
         f, x = torch.compile(step), torch.randn(1 << 16)
-        def test_step(kernelviz_gate):
+        @pytest.mark.parametrize("scale", [1.5])  # the files are named test_step_1.5_.json, ...
+        def test_step(kernelviz_gate, scale):
             verdict = kernelviz_gate.check(lambda: f(x))
             assert verdict is None or not verdict.failed
     """)
     first = pytester.runpytest(*plugin)
     first.assert_outcomes(failed=1)
-    first.stdout.fnmatch_lines(["*kernelviz: no baseline: wrote *kernelviz_baselines/test_step.json; review and "
-                                "commit it*"])
-    baseline = pytester.path / "kernelviz_baselines" / "test_step.json"
+    first.stdout.fnmatch_lines(["*kernelviz: no baseline: wrote *kernelviz_baselines/test_step_1.5_.json; review "
+                                "and commit it*"])
+    baseline = pytester.path / "kernelviz_baselines" / "test_step_1.5_.json"
     before = baseline.read_text()
     pytester.runpytest(*plugin).assert_outcomes(passed=1)
-    assert (baseline.parent / "test_step.current.json").exists() and (baseline.parent / "test_step.diff.html").exists()
+    assert {p.name for p in baseline.parent.iterdir()} == {baseline.name, "test_step_1.5_.current.json",
+                                                           "test_step_1.5_.diff.html"}
     monkeypatch.setenv("CHAIN", "3")  # a longer chain in the one kernel: 3 times the work
     slowed = pytester.runpytest(*plugin, "--kernelviz-slower", "25%")
     slowed.assert_outcomes(failed=1)
