@@ -157,7 +157,7 @@ def test_another_device_compares_structure_not_times(timed):
 def test_cli_exit_status_lines_and_reports(timed, tmp_path, capsys, monkeypatch):
     base, same, slow = timed
     for name, cap in (("base", base), ("same", same), ("slow", slow)):
-        cap.save(tmp_path / name)
+        cap.save(tmp_path / f"{name}.json")
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
