@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .gate import cli as check_cli
 from .outputs import plan, say, write
 
 DESCRIPTION = "See inside what torch.compile (Inductor) generated: every kernel, its origin, source and time."
@@ -51,7 +52,7 @@ RUN_OPTIONS = {"-o", "--out", "--json"}
 def _parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="kernelviz", description=DESCRIPTION, epilog=EXAMPLES, formatter_class=raw)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,run,demo}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,check,run,demo}")
     show = sub.add_parser("show", help="summarise a capture (output code, folder, log or .json); write its report",
                           description="Print a summary of a capture; optionally write its HTML report and JSON. "
                           "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=EXAMPLES,
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("-o", "--out", metavar="DIFF.html", help="write the self-contained HTML report here")
     diff.add_argument("--json", metavar="DIFF.json", help="write the diff (both captures inside) as JSON here")
     diff.add_argument("--labels", nargs=2, metavar=("A_LABEL", "B_LABEL"), help="names of the two sides in the report")
+    check_cli.register(sub)
     run = sub.add_parser("run", help="run a Python script under a capture and write its report",
                          usage="kernelviz run [-o REPORT.html] [--json CAPTURE.json] [--bench] SCRIPT [ARGS ...]",
                          description=RUN_HELP, formatter_class=raw)
@@ -127,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             return _diff(args)
         if args.command == "show":
             return _show(args)
+        if args.command == "check":
+            return check_cli.run(args)
         return _demo(args)
     except (CaptureError, OSError) as exc:
         say(f"kernelviz: {_one_line(exc)}")
