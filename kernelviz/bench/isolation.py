@@ -27,7 +27,8 @@ from ..children import child_environment
 from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming, ReproRecord
 
 MAX_RUNS = 8  # worker starts per bench() call (the first, and one after each fault)
-LOAD_FACTOR = 10  # loading a graph's code compiles its kernels: it may take this many times longer
+LOAD_FACTOR = 10  # starting the process, and a statement of a graph's code that compiles kernels, may take this many
+# times longer than any other step
 IDLE_S = 600  # a kept worker ends after this long without a job
 
 
@@ -198,9 +199,10 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
         job.repros = False
         _no_repro(job.graph, f"recording its launches stopped the timing process: {reason}")
     else:
-        where = {"load": "while loading its code", "in-graph": "while timing it", "cudagraph":
-                 "while timing its CUDA-graph replay", "as run": "while timing it as it runs",
-                 "start": "while it started", "run": "while running its call()"}.get(outcome.phase, "")
+        where = {"load": "while loading its code", "compile": "while compiling its kernels",
+                 "in-graph": "while timing it", "cudagraph": "while timing its CUDA-graph replay",
+                 "as run": "while timing it as it runs", "start": "while it started",
+                 "run": "while running its call()"}.get(outcome.phase, "")
         job.graph.warnings.append(f"not timed: {reason} {where}".strip())
         job.done = True
 
@@ -270,7 +272,7 @@ def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any,
     threading.Thread(target=read, daemon=True).start()
     outcome = _Outcome()
     while True:
-        limit = limit_s * (LOAD_FACTOR if outcome.phase in ("start", "load") else 1)
+        limit = limit_s * (LOAD_FACTOR if outcome.phase in ("start", "compile") else 1)
         try:
             line = lines.get(timeout=limit)
         except queue.Empty:

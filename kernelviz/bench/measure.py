@@ -3,6 +3,7 @@ timed in the graph, each launch alone, and (CUDA-graph modes) the graph's CUDA-g
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import math
 from collections.abc import Callable
@@ -301,14 +302,21 @@ def _clone(tensor: Any) -> Any:
         return torch.as_strided(flat, tensor.size(), tensor.stride())
 
 
-def namespace(graph: Graph, compiled: Any) -> dict[str, Any]:
-    """The globals of the graph's compiled module: the live one if it can be found, else the code run anew."""
+def namespace(graph: Graph, compiled: Any, step: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The globals of the graph's compiled module: the live one if it can be found, else the code run anew, one
+    top-level statement at a time, each reported to ``step`` before it runs (``phase compile`` for one that compiles
+    kernels, ``phase load`` for any other), so that a statement that spins is known from one that compiles."""
     found = module_globals(graph, compiled)
     if found is not None:
         return found
     scope: dict[str, Any] = {"__name__": "kernelviz_bench"}
+    filename = f"<kernelviz {graph.id}>"
     try:
-        exec(compile(graph.code, f"<kernelviz {graph.id}>", "exec"), scope)
+        for statement in ast.parse(graph.code, filename).body:
+            if step is not None:
+                compiles = "async_compile" in (ast.get_source_segment(graph.code, statement) or "")
+                step("phase compile" if compiles else "phase load")
+            exec(compile(ast.Module([statement], type_ignores=[]), filename, "exec"), scope)
     except Exception as exc:  # noqa: BLE001 - the code of a loaded capture may not run here
         raise BenchError(f"the graph's code does not load here: {one_line(exc)}") from None
     return scope

@@ -6,9 +6,10 @@ and wait without taking GPU memory: CUDA and the profiler start only once a job 
 capture's JSON with the graphs to time on recreated inputs, what to leave out of each and whether to record their
 repros; each timed graph is written to ``OUT_DIR/<i>.json``.
 Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
-``phase load``, ``phase run``, ``enter <launch>``, ``phase in-graph``, ``phase isolated``, ``phase cudagraph``,
-``phase repro``, ``done i``), so that if this process dies or hangs the parent knows where. A launch that raises is
-reported as ``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else can run in it.
+``phase load`` or ``phase compile`` before each statement of its code, ``phase run``, ``enter <launch>``,
+``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that if this process
+dies or hangs the parent knows where. A launch that raises is reported as ``fail <launch> <reason>`` and ends the
+process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
@@ -69,8 +70,7 @@ def main(idle_s: float | None = None) -> int:
         skip = set(job["skip"][i])
         failed = False
         try:
-            emit("phase load")
-            scope = namespace(graph, None)
+            scope = namespace(graph, None, emit)
             inst = load_instrumented(graph, scope)
             args, graph.made_up_values = recreate(graph)
             emit("phase run")  # loaded: from here each step has limit_s, also call()'s code between launches
