@@ -22,7 +22,8 @@ CASES = {
     "call() spins": lambda s: re.sub(r"(\n    def call\(self, args\):\n)", r"\1        while True: pass\n", s,
                                      count=1),
     "call() faults": lambda s: re.sub(r"(\n    def call\(self, args\):\n)",
-                                      r"\1        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)\n", s, count=1),
+                                      r"\1        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)\n", s,
+                                      count=1),
     "the module spins as it loads": lambda s: s.replace("async_compile = AsyncCompile()",
                                                         "async_compile = AsyncCompile()\nwhile True: pass", 1),
 }
