@@ -474,6 +474,11 @@ class DynamoEvent(Record):
     function: str = ""
     code: str = ""  # the user's source line, where known
     cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
+    # why (issue 37): a recompile's cost and what changed; a break in library code, the user's line that led there
+    compile_s: float | None = None  # the frame's compile (dynamo and Inductor) that this recompile cost
+    guard: str = ""  # the failed guard's kind: "size", "number", "type", "dtype", "other"
+    change: str = ""  # what changed in plain words, e.g. "x.size(0): 8 -> 16", "n: int 2 -> float 3.5"
+    caller: SourceLocation | None = None  # the user's frame that led into the library code at file:line
 
     def where(self) -> str:
         return where(self.file, self.line, self.cell)
