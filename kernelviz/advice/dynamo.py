@@ -28,18 +28,15 @@ _RULE = {"graph_break": "graph-break", "recompile": "recompile", "skip": "skip"}
 def dynamo_findings(capture: Capture) -> list[Advice]:
     """A finding per distinct event (kind, place, reason), its count where dynamo hit it more than once; a
     recompile with its own compile time, what changed and the remedy its guard calls for."""
-    groups: dict[tuple, list[DynamoEvent]] = {}
-    for event in capture.dynamo:
-        groups.setdefault((event.kind, event.file, event.line, gist(event.reason)), []).append(event)
     recompiles = [e.compile_s for e in capture.dynamo if e.kind == "recompile" and e.compile_s is not None]
     total = f"; the capture spent {sum(recompiles):.2f} s recompiling in all" if recompiles else ""
     found = []
-    for events in groups.values():
+    for events in distinct(capture.dynamo):
         event, times = events[0], len(events)
         where = event.where() if event.file else "unknown place"  # a notebook cell as the notebook names it
         at = (f"{event.caller.where()} ({event.caller.code}) -> {where}" if event.caller
               else f"{where}{f' ({event.code})' if event.code else ''}")
-        count = f" {times}x" if times > 1 else ""
+        count = f" ({times}x)" if times > 1 else ""
         if event.kind == "recompile":
             found.append(_recompile(event, at, total))
             continue
@@ -50,6 +47,14 @@ def dynamo_findings(capture: Capture) -> list[Advice]:
             _SKIP if event.kind == "skip" else _BACKWARD if expected else _IN_LIBRARY if event.caller else _BREAK,
             "not timed: dynamo does not time a graph break"))
     return found
+
+
+def distinct(events: list[DynamoEvent]) -> list[list[DynamoEvent]]:
+    """``events`` by kind, place and reason (the gist of it), in the order each first came."""
+    groups: dict[tuple, list[DynamoEvent]] = {}
+    for event in events:
+        groups.setdefault((event.kind, event.file, event.line, gist(event.reason)), []).append(event)
+    return list(groups.values())
 
 
 def _recompile(event: DynamoEvent, at: str, total: str) -> Advice:

@@ -242,7 +242,8 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
 def header(capture: Capture, found: list[Advice]) -> str:
     """Device and versions, what the capture compiled, dynamo's events, the top findings and the warnings."""
     story = compile_story(capture)
-    events = "".join(f"<li>{escape(line)}</li>" for line in dynamo_lines(capture))
+    events = "".join(f"<li><details><summary>{escape(line)}</summary><pre>{escape(reason)}</pre></details></li>"
+                     for line, reason in dynamo_lines(capture))
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f"<p>{escape(story)}</p>" if story else "")
