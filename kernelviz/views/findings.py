@@ -7,7 +7,7 @@ from html import escape
 from ..advice import advise
 from ..advice.graphs import ms_text
 from ..model import Advice, AsRun, Capture, Graph, Launch
-from .groups import group_findings, group_title, more_line
+from .groups import group_findings
 from .names import label
 
 TOP = 5  # groups of findings in the capture's header; each graph lists all of its own
@@ -57,13 +57,13 @@ def text_lines(capture: Capture, top: int | None = None) -> list[str]:
     found = findings(capture)
     out = []
     for group in group_findings(found)[:top]:
-        out.append(f"  {group_title(group, found)}")
+        out.append(f"  {group.title}")
         for i in group.shown:
             finding = found[i]
             out.append(line(finding, graphs.get(finding.graph or "")))
             out.append(f"{'':>11}ms: {finding.how}")
             out += [f"{'':>11}try: {finding.suggestion}"] if finding.suggestion else []
-        out += [f"{'':>11}{more_line(group)} (cap.findings has them)"] if group.more else []
+        out += [f"{'':>11}{group.more_text} (cap.findings has them)"] if group.more else []
     return out
 
 
@@ -88,8 +88,8 @@ def html_list(capture: Capture, found: list[Advice], graph: Graph | None = None,
         return "".join(_item(found[i], graphs.get(found[i].graph or "")) for i in indices)
 
     body = "".join(
-        f'<li class="kv-finding-group"><b>{escape(group_title(group, found))}</b><ul>{items(group.shown)}</ul>'
-        + (f"<details><summary>{escape(more_line(group))}</summary><ul>{items(group.more)}</ul></details>"
+        f'<li class="kv-finding-group"><b>{escape(group.title)}</b><ul>{items(group.shown)}</ul>'
+        + (f"<details><summary>{escape(group.more_text)}</summary><ul>{items(group.more)}</ul></details>"
            if group.more else "") + "</li>" for group in groups)
     return (f'<div class="kv-findings"><b>{escape(title)}</b> <small>(by rule and graph, most time at stake first)'
             f"</small><ul>{body}</ul></div>")

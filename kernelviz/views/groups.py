@@ -1,10 +1,11 @@
 """The findings at a glance, one rule for every view: grouped by rule per graph (dynamo's in groups of their own),
 each group's few that matter shown and the rest behind "N more" with their time in all. The text summary and the
-HTML report call :func:`group_findings`; the panel reads the same groups from the payload's ``view`` annex."""
+HTML report call :func:`group_findings`; the panel reads the same groups, their titles included, from the payload's
+``view`` annex."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from ..advice.graphs import ms_text
 from ..model import Advice
@@ -16,23 +17,23 @@ DYNAMO_SHOWN = 5  # in a group of dynamo's: each is a distinct place and reason 
 @dataclass
 class FindingGroup:
     """The findings of one rule in one graph (``graph`` None: dynamo's), as indices into the capture's findings
-    (most time at stake first): those ``shown`` and those behind "N more", with ``more_ms`` their time in all."""
+    (most time at stake first): those ``shown`` and those behind ``more`` ("3 more, 0.40 ms in all")."""
 
     graph: str | None
     rule: str
+    title: str  # "graph 0_forward · memory-bound: 5 findings, 1.20 ms in all"
     shown: list[int] = field(default_factory=list)
     more: list[int] = field(default_factory=list)
-    ms: float | None = None  # the group's time at stake in all (None where none of it was measured)
-    more_ms: float | None = None
+    more_text: str = ""  # "3 more, 0.40 ms in all"; "" where all are shown
 
     def to_json(self) -> dict:
-        return {"graph": self.graph, "rule": self.rule, "shown": self.shown, "more": self.more, "ms": self.ms,
-                "more_ms": self.more_ms}
+        return asdict(self)
 
 
-def _total(found: list[Advice], indices: list[int]) -> float | None:
+def _total(found: list[Advice], indices: list[int]) -> str:
+    """``, 0.40 ms in all`` of the findings at ``indices`` that have a time ("" where none has)."""
     times = [found[i].ms for i in indices if found[i].ms is not None]
-    return sum(times) if times else None
+    return f", {ms_text(sum(times))} in all" if times else ""
 
 
 def group_findings(found: list[Advice]) -> list[FindingGroup]:
@@ -43,21 +44,10 @@ def group_findings(found: list[Advice]) -> list[FindingGroup]:
     out = []
     for (graph, rule), indices in groups.items():
         shown = SHOWN if graph is not None else DYNAMO_SHOWN
-        out.append(FindingGroup(graph, rule, indices[:shown], indices[shown:], _total(found, indices),
-                                _total(found, indices[shown:])))
+        count = f"{len(indices)} finding{'s' * (len(indices) != 1)}"
+        title = f"{f'graph {graph}' if graph else 'dynamo'} · {rule}: {count}" + (
+            _total(found, indices) if len(indices) > 1 else "")
+        rest = indices[shown:]
+        out.append(FindingGroup(graph, rule, title, indices[:shown], rest,
+                                f"{len(rest)} more{_total(found, rest)}" if rest else ""))
     return out
-
-
-def group_title(group: FindingGroup, found: list[Advice]) -> str:
-    """``graph 0_forward · refused-fusion: 5 findings, 1.20 ms in all``."""
-    count = len(group.shown) + len(group.more)
-    at = f"graph {group.graph}" if group.graph else "dynamo"
-    ms = f", {ms_text(group.ms)} in all" if group.ms is not None and count > 1 else ""
-    return f"{at} · {group.rule}: {count} finding{'s' * (count != 1)}{ms}"
-
-
-def more_line(group: FindingGroup) -> str:
-    """``3 more, 0.40 ms in all`` (empty where all are shown)."""
-    if not group.more:
-        return ""
-    return f"{len(group.more)} more" + (f", {ms_text(group.more_ms)} in all" if group.more_ms is not None else "")

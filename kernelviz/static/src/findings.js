@@ -47,30 +47,23 @@ function item(cap, f, go, full) {
     f.suggestion ? h("div", { class: "kv-finding-try" }, `try: ${f.suggestion}`) : null);
 }
 
-/** The groups of findings (by rule per graph, worked out in Python: the view annex's `groups`), else one group per
- * finding (a payload from a kernelviz before groups). */
+/** The groups of findings (by rule per graph, with their titles, worked out in Python: the view annex's `groups`),
+ * else one group per finding (a payload from a kernelviz before groups). */
 function groupsOf(cap) {
   const groups = cap.view && cap.view.groups;
   if (groups) return groups;
-  return findingsOf(cap).map((f, i) => ({ graph: f.graph, rule: f.rule, shown: [i], more: [], ms: f.ms, more_ms: null }));
-}
-
-function groupTitle(group) {
-  const count = group.shown.length + group.more.length;
-  const ms = group.ms !== null && group.ms !== undefined && count > 1 ? `, ${findingMs(group.ms)} in all` : "";
-  return `${group.graph ? `graph ${group.graph}` : "dynamo"} · ${group.rule}: ${count} finding${count === 1 ? "" : "s"}${ms}`;
+  return findingsOf(cap).map((f, i) => ({ graph: f.graph, rule: f.rule, title: f.rule, shown: [i], more: [], more_text: "" }));
 }
 
 /** One group: its title, the findings it shows, and the rest behind "N more" (with their time in all). */
 function groupItem(cap, group, go, full) {
   const all = findingsOf(cap);
   const items = (indices) => indices.filter((i) => all[i]).map((i) => item(cap, all[i], go, full));
-  const moreMs = group.more_ms !== null && group.more_ms !== undefined ? `, ${findingMs(group.more_ms)} in all` : "";
   return h("li", { class: "kv-finding-group" },
-    h("div", { class: "kv-finding-group-title" }, groupTitle(group)),
+    h("div", { class: "kv-finding-group-title" }, group.title),
     h("ul", {}, ...items(group.shown)),
     group.more.length ? h("details", { class: "kv-finding-more" },
-      h("summary", {}, `${group.more.length} more${moreMs}`), h("ul", {}, ...items(group.more))) : null);
+      h("summary", {}, group.more_text), h("ul", {}, ...items(group.more))) : null);
 }
 
 /** The header's top groups of findings, most time at stake first. */
