@@ -33,8 +33,8 @@ def _capture():
     first, second = [launch.kernel_name for launch in graph.launches if launch.kernel_name][:2]
     graph.fusions = [FusionDecision(["mul", "sum_1"], ["div"], False, "intermediate nodes between node1 & node2",
                                     first, second, 1 << 20)]
-    cap.dynamo = [DynamoEvent("graph_break", "Unsupported: print\n  Explanation: dynamo does not trace print", "train.py",
-                              12, "step", "print(loss)")] * 3
+    cap.dynamo = [DynamoEvent("graph_break", "Unsupported: print\n  Explanation: dynamo does not trace print",
+                              "train.py", 12, "step", "print(loss)")] * 3
     cap.advice()
     return cap
 

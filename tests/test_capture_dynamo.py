@@ -66,7 +66,8 @@ def test_events_survive_the_json_round_trip(device):
     again = kernelviz.Capture.from_json(cap.to_json())
     assert again.dynamo == cap.dynamo and [g.cache for g in again.graphs] == ["compiled", "compiled"]
     where = f"graph-break  dynamo: {zoo.__file__}:{_line(zoo.with_graph_break, 'graph_break()')} "
-    assert any(row.strip().startswith(f"—  {where}(torch._dynamo.graph_break()): ") for row in summary(again).splitlines())
+    rows = summary(again).splitlines()
+    assert any(row.strip().startswith(f"—  {where}(torch._dynamo.graph_break()): ") for row in rows)
 
 
 def test_recompiles_say_what_changed_what_each_cost_and_what_fits():
