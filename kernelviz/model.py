@@ -451,6 +451,8 @@ class TensorSpec(Record):
     recorded: bool = False  # shape/stride/dtype/device read from the real tensor when the graph ran
     values: str | None = None  # base64 of the raw bytes of a small integer/bool tensor kept from the run
     scalar: int | float | bool | None = None  # a non-tensor input's value (a symbolic size), kept from the run
+    symbols: list[str] | None = None  # why (issue 37): the code's size where it is symbolic (["s0", "64"]), kept
+    #                                   where the recorded shape took its place
 
 
 @dataclass

@@ -2,6 +2,7 @@
 recompiles and skipped frames, with the user's line. (On the GPU machine these run on CUDA with torch 2.11.)"""
 
 import inspect
+import re
 
 import pytest
 import torch
@@ -9,6 +10,7 @@ import torch
 import kernelviz
 import zoo
 from kernelviz.recorder.guards import change
+from kernelviz.views.rules import dynamic_sizes
 from kernelviz.views.text import summary
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
@@ -92,6 +94,10 @@ def test_recompiles_say_what_changed_what_each_cost_and_what_fits():
     assert all(total in f.how for f in found)
     again = kernelviz.Capture.from_json(cap.to_json())
     assert again.dynamo == cap.dynamo and "n: int 2 -> float 3.5 (recompiled in" in summary(again, width=200)
+    # the graph compiled with the size dynamic names its symbol, and the size it ran with first
+    assert [dynamic_sizes(g) for g in again.graphs][0] == ""
+    assert re.fullmatch(r"dynamic shapes: arg1_1 \[s\d+\] ran as \[16\]", dynamic_sizes(again.graphs[1]))
+    assert "\n  dynamic shapes: arg1_1 [s" in summary(again) and "dynamic shapes: arg1_1 [s" in again.to_html()
 
 
 def test_a_type_guard_reads_the_type_it_had_and_the_value_it_has():

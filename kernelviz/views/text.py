@@ -12,7 +12,7 @@ from ..model import Capture, Graph
 from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import WHOLE, split_line
-from .rules import launch_kind
+from .rules import dynamic_sizes, launch_kind
 
 
 def plural(n: int, word: str) -> str:
@@ -207,6 +207,7 @@ def summary(capture: Capture, width: int | None = None) -> str:
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
+        lines += _wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
         for line in your_code(graph):
             lines += _wrapped(line, width, "  ", "    ")
         lines += launch_rows(graph, width)
