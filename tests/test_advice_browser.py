@@ -42,6 +42,8 @@ def _capture():
 @needs_browser
 def test_findings_in_the_panel(tmp_path):
     cap = _capture()
+    spec = cap.graphs[0].inputs[0]
+    spec.symbols = ["s0", "512"]  # as a graph compiled with dynamic shapes has it
     shots = Path(os.environ["KV_SHOTS"]) if os.environ.get("KV_SHOTS") else None
     site = panel_site(tmp_path, json.dumps(payload(cap)))
     (site / "dark.html").write_text((site / "index.html").read_text().replace(
@@ -75,6 +77,8 @@ def test_findings_in_the_panel(tmp_path):
                     "height": bottom["y"] + bottom["height"] - top["y"] + 4})
             memory.locator(".kv-finding a").first.click()  # a launch's finding
             assert page.locator(".kv-row.kv-selected").get_attribute("data-key") == f"0/{cap.findings[1].launches[0]}"
+            assert page.locator(".kv-toolbar .kv-dynamic").inner_text() == (
+                f"dynamic shapes: {spec.name} [s0, 512] ran as [{', '.join(spec.shape)}]")
             page.locator(".kv-tab[data-tab='findings']").click()
             items = page.locator(".kv-detail .kv-finding-full")
             assert items.count() == len([f for f in cap.findings if f.graph in (None, cap.graphs[0].id)])

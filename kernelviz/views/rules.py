@@ -108,15 +108,16 @@ def launch_names(launches: Iterable[Launch]) -> dict[str, list]:
 
 
 def graph_annex(graph: Graph, known: bool) -> dict[str, Any]:
-    """One graph's entries: ``names`` (:func:`launch_names`), and by launch index the ``rates``
-    ([value, unit, cache_resident]) and ``roofs`` ([pct, of, tag]) of the launches that have them."""
+    """One graph's entries: ``names`` (:func:`launch_names`), by launch index the ``rates`` ([value, unit,
+    cache_resident]) and ``roofs`` ([pct, of, tag]) of the launches that have them, and ``dynamic``
+    (:func:`dynamic_sizes`)."""
     rates, roofs = {}, {}
     for launch in graph.launches:
         if (r := rate(launch)) is not None:
             rates[str(launch.index)] = [r.value, r.unit, r.cache_resident]
         if (f := roof(launch, known)) is not None:
             roofs[str(launch.index)] = [f.pct, f.of, f.tag]
-    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs}
+    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs, "dynamic": dynamic_sizes(graph)}
 
 
 def launch_annex(capture: Capture) -> list[dict[str, Any]]:
