@@ -25,7 +25,7 @@ from typing import Any
 from ..model import DynamoEvent, SourceLocation
 from . import routing
 from .guards import change
-from .overlay import FRAME, _torch_dir
+from .overlay import FRAME, torch_dir
 from .patches import Patches
 
 _BREAK = re.compile(
@@ -53,7 +53,7 @@ def graph_break(message: str) -> DynamoEvent | None:
 
 def _in_library(file: str) -> bool:
     """Whether ``file`` is an installed package's (torch's, transformers') rather than the user's own code."""
-    return file.startswith(_torch_dir()) or f"{os.sep}site-packages{os.sep}" in file or (
+    return file.startswith(torch_dir()) or f"{os.sep}site-packages{os.sep}" in file or (
         f"{os.sep}dist-packages{os.sep}" in file)
 
 
