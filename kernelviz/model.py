@@ -451,6 +451,8 @@ class TensorSpec(Record):
     recorded: bool = False  # shape/stride/dtype/device read from the real tensor when the graph ran
     values: str | None = None  # base64 of the raw bytes of a small integer/bool tensor kept from the run
     scalar: int | float | bool | None = None  # a non-tensor input's value (a symbolic size), kept from the run
+    symbols: list[str] | None = None  # why (issue 37): the code's size where it is symbolic (["s0", "64"]), kept
+    #                                   where the recorded shape took its place
 
 
 @dataclass
@@ -474,6 +476,11 @@ class DynamoEvent(Record):
     function: str = ""
     code: str = ""  # the user's source line, where known
     cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
+    # why (issue 37): a recompile's cost and what changed; a break in library code, the user's line that led there
+    compile_s: float | None = None  # the frame's compile (dynamo and Inductor) that this recompile cost
+    guard: str = ""  # the failed guard's kind: "size", "number", "type", "dtype", "other"
+    change: str = ""  # what changed in plain words, e.g. "x.size(0): 8 -> 16", "n: int 2 -> float 3.5"
+    caller: SourceLocation | None = None  # the user's frame that led into the library code at file:line
 
     def where(self) -> str:
         return where(self.file, self.line, self.cell)

@@ -1,6 +1,7 @@
-"""The findings in the panel (plain Chromium): the header's top findings ranked by ms, a click on one selects its
-launch (in its graph), the Findings tab lists a graph's findings with how each ms was computed; Light and Dark
-screenshots of them (``KV_SHOTS=dir`` writes them there)."""
+"""The findings in the panel (plain Chromium): grouped by rule per graph as Python groups them (the view annex), the
+header's top groups ranked by ms, each group's rest behind "N more", a click on one selects its launch (in its
+graph), the Findings tab lists a graph's groups with how each ms was computed; dynamo's events one line each, the
+whole text a click away; Light and Dark screenshots of them (``KV_SHOTS=dir`` writes them there)."""
 
 import json
 import os
@@ -10,6 +11,7 @@ import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
 from kernelviz.model import AsRun, DynamoEvent, FusionDecision
+from kernelviz.views.groups import group_findings
 from kernelviz.views.payload import payload
 
 # JupyterLab Dark's variables that the panel reads (packages/theme-dark-extension/style/variables.css)
@@ -31,7 +33,8 @@ def _capture():
     first, second = [launch.kernel_name for launch in graph.launches if launch.kernel_name][:2]
     graph.fusions = [FusionDecision(["mul", "sum_1"], ["div"], False, "intermediate nodes between node1 & node2",
                                     first, second, 1 << 20)]
-    cap.dynamo = [DynamoEvent("graph_break", "Unsupported: print", "train.py", 12, "step", "print(loss)")]
+    cap.dynamo = [DynamoEvent("graph_break", "Unsupported: print\n  Explanation: dynamo does not trace print",
+                              "train.py", 12, "step", "print(loss)")] * 3
     cap.advice()
     return cap
 
@@ -39,6 +42,8 @@ def _capture():
 @needs_browser
 def test_findings_in_the_panel(tmp_path):
     cap = _capture()
+    spec = cap.graphs[0].inputs[0]
+    spec.symbols = ["s0", "512"]  # as a graph compiled with dynamic shapes has it
     shots = Path(os.environ["KV_SHOTS"]) if os.environ.get("KV_SHOTS") else None
     site = panel_site(tmp_path, json.dumps(payload(cap)))
     (site / "dark.html").write_text((site / "index.html").read_text().replace(
@@ -47,13 +52,33 @@ def test_findings_in_the_panel(tmp_path):
         for theme, name in (("light", "index.html"), ("dark", "dark.html")):
             page.goto(f"{url}/{name}")
             page.wait_for_selector(".kv-finding")
-            header = page.locator(".kv-findings .kv-finding")
-            assert header.count() == min(5, len(cap.findings))
-            assert header.first.inner_text().startswith("0.97") and "launch-bound" in header.first.inner_text()
-            if shots:
-                page.locator(".kv-findings").first.screenshot(path=str(shots / f"findings_header_{theme}.png"))
-            header.nth(1).locator("a").click()  # the second: a launch's finding
+            groups = group_findings(cap.findings)
+            header = page.locator(".kv-findings").first
+            assert header.locator(".kv-finding-group-title").all_inner_texts() == [g.title for g in groups[:5]]
+            memory = header.locator(".kv-finding-group").filter(has_text="memory-bound")
+            assert memory.locator(":scope > ul > .kv-finding").count() == 2  # the few that matter
+            more = memory.locator("details.kv-finding-more")
+            assert more.locator("summary").inner_text() == groups[1].more_text == "3 more, 0.147 ms in all"
+            assert not more.locator(".kv-finding").first.is_visible()
+            more.locator("summary").click()
+            assert more.locator(".kv-finding").count() == 3 and more.locator(".kv-finding").first.is_visible()
+            first = header.locator(".kv-finding").first
+            assert first.inner_text().startswith("0.97") and "launch-bound" in first.inner_text()
+            event = page.locator(".kv-dynamo details")
+            assert event.count() == 1 and event.locator("summary").inner_text() == (
+                "graph break 3x at train.py:12 `print(loss)`: Unsupported: print")
+            assert not event.locator("pre").is_visible()
+            event.locator("summary").click()
+            assert "Explanation: dynamo does not trace print" in event.locator("pre").inner_text()
+            if shots:  # the header with dynamo's line and the grouped findings under it
+                top, bottom = page.locator(".kv-header").bounding_box(), header.bounding_box()
+                page.screenshot(path=str(shots / f"findings_header_{theme}.png"), clip={
+                    "x": 0, "y": top["y"], "width": max(top["width"], bottom["width"]) + top["x"] + 8,
+                    "height": bottom["y"] + bottom["height"] - top["y"] + 4})
+            memory.locator(".kv-finding a").first.click()  # a launch's finding
             assert page.locator(".kv-row.kv-selected").get_attribute("data-key") == f"0/{cap.findings[1].launches[0]}"
+            assert page.locator(".kv-toolbar .kv-dynamic").inner_text() == (
+                f"dynamic shapes: {spec.name} [s0, 512] ran as [{', '.join(spec.shape)}]")
             page.locator(".kv-tab[data-tab='findings']").click()
             items = page.locator(".kv-detail .kv-finding-full")
             assert items.count() == len([f for f in cap.findings if f.graph in (None, cap.graphs[0].id)])

@@ -34,6 +34,10 @@ def with_graph_break(x):
     return torch.cos(y).sum()
 
 
+def recompiles(x, n):
+    return (x * n).sin().sum()
+
+
 def graph_break_in_loop(x):
     for _ in range(3):
         x = torch.sin(x)

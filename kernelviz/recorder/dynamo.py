@@ -7,8 +7,9 @@ event to that thread's captures), both free of cost while nothing breaks:
   FILE:LINE`` / ``Graph Break Reason: ...`` / ``User code traceback``). The logger is set to DEBUG
   for the capture with a handler of ours and, unless the user turned that log on, without passing
   records on, so nothing is printed;
-- recompiles and skipped frames: each frame's ``CompilationMetrics`` (its ``recompile_reason``, and
-  ``fail_type``/``fail_reason``/``fail_user_frame_*`` where dynamo gave up and ran it eagerly).
+- recompiles and skipped frames: each frame's ``CompilationMetrics`` (its ``recompile_reason`` and compile time,
+  and ``fail_type``/``fail_reason``/``fail_user_frame_*`` where dynamo gave up and ran it eagerly); what changed
+  for a recompile is read where dynamo works out the guard that failed, with the frame's new values at hand.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from __future__ import annotations
 import importlib
 import linecache
 import logging
+import os
 import re
+import threading
 from typing import Any
 
-from ..model import DynamoEvent
+from ..model import DynamoEvent, SourceLocation
 from . import routing
-from .overlay import FRAME
+from .guards import change
+from .overlay import FRAME, torch_dir
 from .patches import Patches
 
 _BREAK = re.compile(
@@ -37,11 +41,29 @@ def graph_break(message: str) -> DynamoEvent | None:
         return None
     file, line = match["file"], int(match["line"])
     function, code = "", ""
-    for frame_file, frame_line, frame_function, frame_code in FRAME.findall(message[match.end():]):
+    frames = FRAME.findall(message[match.end():])
+    for frame_file, frame_line, frame_function, frame_code in frames:
         if (frame_file, int(frame_line)) == (file, line):
             function, code = frame_function, frame_code.strip()
+    users = [f for f in frames if not _in_library(f[0])] if _in_library(file) else []
+    caller = SourceLocation(users[-1][0], int(users[-1][1]), users[-1][2], users[-1][3].strip()) if users else None
     return DynamoEvent("graph_break", match["reason"].strip(), file, line, function,
-                       code or linecache.getline(file, line).strip())
+                       code or linecache.getline(file, line).strip(), caller=caller)
+
+
+def _in_library(file: str) -> bool:
+    """Whether ``file`` is an installed package's (torch's, transformers') rather than the user's own code."""
+    return file.startswith(torch_dir()) or f"{os.sep}site-packages{os.sep}" in file or (
+        f"{os.sep}dist-packages{os.sep}" in file)
+
+
+_changes = threading.local()  # the guard failure reasons worked out in this thread -> (guard, change)
+
+
+def _seen(reason: str) -> tuple[str, str]:
+    """(guard, change) of a recompile's reason, as worked out when dynamo found it, else from its text alone."""
+    known = getattr(_changes, "by_reason", {})
+    return known.pop(reason, None) or change(reason, {})
 
 
 def from_metrics(metrics: Any) -> DynamoEvent | None:
@@ -55,8 +77,10 @@ def from_metrics(metrics: Any) -> DynamoEvent | None:
         reason = getattr(metrics, "fail_reason", None) or metrics.fail_type
         return DynamoEvent("skip", str(reason).strip(), where, line, function or "", _line(where, line))
     if getattr(metrics, "recompile_reason", None):
+        guard, changed = _seen(str(metrics.recompile_reason))
         return DynamoEvent("recompile", str(metrics.recompile_reason).strip(), file, first, function or "",
-                           _line(file, first))
+                           _line(file, first), compile_s=getattr(metrics, "entire_frame_compile_time_s", None),
+                           guard=guard, change=changed)
     return None
 
 
@@ -108,3 +132,21 @@ def install(patches: Patches) -> None:
         return classmethod(wrapper)
 
     patches.wrap("torch._dynamo.utils", "CompilationMetrics", "create", create)
+
+    def fail_reason(original):
+        def wrapper(guard_manager, code, f_locals, *args, **kwargs):
+            reason = original(guard_manager, code, f_locals, *args, **kwargs)
+            if reason and routing.targets():
+                routing.safely(lambda: _remember(reason, f_locals))
+            return reason
+
+        return wrapper
+
+    patches.wrap("torch._dynamo.guards", "", "get_guard_fail_reason", fail_reason)
+
+
+def _remember(reason: str, f_locals: dict[str, Any]) -> None:
+    by_reason = _changes.__dict__.setdefault("by_reason", {})
+    if len(by_reason) > 64:  # reasons dynamo worked out but compiled nothing for (never read): keep few
+        by_reason.clear()
+    by_reason[reason] = change(reason, f_locals)

@@ -69,7 +69,8 @@ def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:
 
 
 @functools.cache
-def _torch_dir() -> str:
+def torch_dir() -> str:
+    """torch's package directory, with a trailing separator: its files are torch's code, not the user's."""
     import torch
 
     return os.path.dirname(torch.__file__) + os.sep
@@ -83,7 +84,7 @@ def locations(stack_traces: list[str]) -> list[SourceLocation]:
         frames = FRAME.findall(trace)
         if not frames:
             continue
-        user = [f for f in frames if not f[0].startswith(_torch_dir())] or frames
+        user = [f for f in frames if not f[0].startswith(torch_dir())] or frames
         file, line, function, code = user[-1]
         key = (file, int(line))
         if key not in seen:

@@ -87,6 +87,8 @@ def apply_snapshot(graph: Graph, snapshots: list[InputSnapshot] | None) -> None:
         if snap.scalar is not None:
             spec.scalar = snap.scalar
             continue
+        if spec.shape and not all(size.isdigit() for size in spec.shape):  # a graph compiled with dynamic shapes
+            spec.symbols = spec.shape
         spec.device, spec.dtype, spec.shape, spec.stride = snap.device, snap.dtype, snap.shape, snap.stride
         if snap.values is not None:
             spec.values = encode(snap.values)

@@ -7,9 +7,10 @@ from html import escape
 from ..advice import advise
 from ..advice.graphs import ms_text
 from ..model import Advice, AsRun, Capture, Graph, Launch
+from .groups import group_findings
 from .names import label
 
-TOP = 5  # findings in the capture's header; each graph lists all of its own
+TOP = 5  # groups of findings in the capture's header; each graph lists all of its own
 
 
 def findings(capture: Capture) -> list[Advice]:
@@ -50,13 +51,19 @@ def as_run_line(run: AsRun) -> str:
 
 
 def text_lines(capture: Capture, top: int | None = None) -> list[str]:
-    """The findings, most time at stake first, each with how its ms was computed and what to try."""
+    """The findings grouped by rule per graph (``top``: the first groups only), most time at stake first: each
+    group's title, the findings it shows with how each ms was computed and what to try, and "N more"."""
     graphs = {g.id: g for g in capture.graphs}
+    found = findings(capture)
     out = []
-    for finding in findings(capture)[:top]:
-        out.append(line(finding, graphs.get(finding.graph or "")))
-        out.append(f"{'':>11}ms: {finding.how}")
-        out += [f"{'':>11}try: {finding.suggestion}"] if finding.suggestion else []
+    for group in group_findings(found)[:top]:
+        out.append(f"  {group.title}")
+        for i in group.shown:
+            finding = found[i]
+            out.append(line(finding, graphs.get(finding.graph or "")))
+            out.append(f"{'':>11}ms: {finding.how}")
+            out += [f"{'':>11}try: {finding.suggestion}"] if finding.suggestion else []
+        out += [f"{'':>11}{group.more_text} (cap.findings has them)"] if group.more else []
     return out
 
 
@@ -69,12 +76,20 @@ def _item(finding: Advice, graph: Graph | None) -> str:
 
 
 def html_list(capture: Capture, found: list[Advice], graph: Graph | None = None, top: int | None = None) -> str:
-    """The findings as a list: the capture's top ones, or all of one graph's (``found``: the capture's findings,
-    worked out once a page of many graphs)."""
-    chosen = [f for f in found if graph is None or f.graph == graph.id][:top]
-    if not chosen:
+    """The findings grouped by rule per graph: the capture's first ``top`` groups, or all of one graph's (``found``:
+    the capture's findings, worked out once a page of many graphs); each group's rest in a ``<details>``, "N more"."""
+    groups = [g for g in group_findings(found) if graph is None or g.graph == graph.id][:top]
+    if not groups:
         return ""
     graphs = {graph.id: graph} if graph is not None else {g.id: g for g in capture.graphs}
     title = "Findings" if graph is None else f"Findings for graph {graph.id}"
-    return (f'<div class="kv-findings"><b>{escape(title)}</b> <small>(most time at stake first)</small><ul>'
-            + "".join(_item(f, graphs.get(f.graph or "")) for f in chosen) + "</ul></div>")
+
+    def items(indices: list[int]) -> str:
+        return "".join(_item(found[i], graphs.get(found[i].graph or "")) for i in indices)
+
+    body = "".join(
+        f'<li class="kv-finding-group"><b>{escape(group.title)}</b><ul>{items(group.shown)}</ul>'
+        + (f"<details><summary>{escape(group.more_text)}</summary><ul>{items(group.more)}</ul></details>"
+           if group.more else "") + "</li>" for group in groups)
+    return (f'<div class="kv-findings"><b>{escape(title)}</b> <small>(by rule and graph, most time at stake first)'
+            f"</small><ul>{body}</ul></div>")

@@ -23,7 +23,7 @@ from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
-from .rules import heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
+from .rules import dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
 
@@ -233,6 +233,7 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
+            + (f'<p class="kv-hint">{escape(dynamic)}</p>' if (dynamic := dynamic_sizes(graph)) else "")
             + html_list(capture, found, graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks) + counters_section(graph)
@@ -242,7 +243,8 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
 def header(capture: Capture, found: list[Advice]) -> str:
     """Device and versions, what the capture compiled, dynamo's events, the top findings and the warnings."""
     story = compile_story(capture)
-    events = "".join(f"<li>{escape(line)}</li>" for line in dynamo_lines(capture))
+    events = "".join(f"<li><details><summary>{escape(line)}</summary><pre>{escape(reason)}</pre></details></li>"
+                     for line, reason in dynamo_lines(capture))
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
             + (f"<p>{escape(story)}</p>" if story else "")

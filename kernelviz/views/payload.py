@@ -21,6 +21,7 @@ from typing import Any
 from ..codec import dumps, loads
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
+from .groups import group_findings
 from .highlight import language, tokens
 from .hip import hip_view
 from .hip import ready as hip_ready
@@ -28,6 +29,7 @@ from .links import kernel_links
 from .memory import timeline
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
+from .text import dynamo_lines
 
 ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
 # Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
@@ -68,8 +70,11 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
     data = capture.to_dict()
     data["view"] = view_annex(capture, per_kernel=per_kernel)
+    found = findings(capture)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
-        data["view"]["findings"] = loads(dumps(findings(capture)))
+        data["view"]["findings"] = loads(dumps(found))
+    data["view"]["groups"] = [group.to_json() for group in group_findings(found)]  # indices into those findings
+    data["view"]["dynamo"] = [list(row) for row in dynamo_lines(capture)]  # [line, dynamo's whole text]
     return data if per_kernel else live(data)
 
 
@@ -79,7 +84,8 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     the widget sends kernel by kernel when one is selected."""
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
-    view = {key: data["view"][key] for key in ("memory", "launches", "peaks_known", "findings") if key in data["view"]}
+    kept = ("memory", "launches", "peaks_known", "findings", "groups", "dynamo")
+    view = {key: data["view"][key] for key in kept if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 
 

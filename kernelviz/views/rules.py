@@ -83,6 +83,15 @@ def roof(launch: Launch, known: bool) -> Roof | None:
     return Roof(min(pct, 100.0) if valid(pct) else pct, of, "" if t.bound else tag)
 
 
+def dynamic_sizes(graph: Graph) -> str:
+    """``dynamic shapes: arg1_1 [s0] ran as [16]``: the inputs whose sizes the graph was compiled for as symbols
+    (with dynamic shapes), and their sizes in this run ("" where none is symbolic)."""
+    inputs = [spec for spec in graph.inputs if spec.symbols or spec.shape and not all(s.isdigit() for s in spec.shape)]
+    parts = [f"{spec.name} [{', '.join(spec.symbols or spec.shape or [])}]"
+             + (f" ran as [{', '.join(spec.shape or [])}]" if spec.symbols else "") for spec in inputs]
+    return f"dynamic shapes: {'; '.join(parts)}" if parts else ""
+
+
 def name_entries(names: Iterable[tuple[str, Iterable[str], bool | None]]) -> dict[str, list]:
     """The forms of each distinct name of (name, aten, generated) (``NameForms.to_json``), by name: what the
     panel picks its labels from. A kernel's launches share its ``original_aten``, so a name has one entry."""
@@ -99,15 +108,16 @@ def launch_names(launches: Iterable[Launch]) -> dict[str, list]:
 
 
 def graph_annex(graph: Graph, known: bool) -> dict[str, Any]:
-    """One graph's entries: ``names`` (:func:`launch_names`), and by launch index the ``rates``
-    ([value, unit, cache_resident]) and ``roofs`` ([pct, of, tag]) of the launches that have them."""
+    """One graph's entries: ``names`` (:func:`launch_names`), by launch index the ``rates`` ([value, unit,
+    cache_resident]) and ``roofs`` ([pct, of, tag]) of the launches that have them, and ``dynamic``
+    (:func:`dynamic_sizes`)."""
     rates, roofs = {}, {}
     for launch in graph.launches:
         if (r := rate(launch)) is not None:
             rates[str(launch.index)] = [r.value, r.unit, r.cache_resident]
         if (f := roof(launch, known)) is not None:
             roofs[str(launch.index)] = [f.pct, f.of, f.tag]
-    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs}
+    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs, "dynamic": dynamic_sizes(graph)}
 
 
 def launch_annex(capture: Capture) -> list[dict[str, Any]]:

@@ -6,12 +6,13 @@ import shutil
 import textwrap
 from collections import Counter
 
+from ..advice.dynamo import distinct, gist
 from ..figures import shown, valid
 from ..model import Capture, Graph
 from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import WHOLE, split_line
-from .rules import launch_kind
+from .rules import dynamic_sizes, launch_kind
 
 
 def plural(n: int, word: str) -> str:
@@ -80,14 +81,20 @@ def compile_story(capture: Capture) -> str:
 EVENT_LABELS = {"graph_break": "graph break", "recompile": "recompile", "skip": "skipped frame"}
 
 
-def dynamo_lines(capture: Capture) -> list[str]:
-    """Dynamo's graph breaks, recompiles and skipped frames: kind, place, the user's line and dynamo's whole
-    reason (its explanation and hint on lines of their own), one string per event."""
+def dynamo_lines(capture: Capture) -> list[tuple[str, str]]:
+    """Dynamo's graph breaks, recompiles and skipped frames, one line per place and reason (``3x`` where dynamo hit
+    it more than once): kind, place (the user's line that led into a library first), the user's line and the gist
+    of dynamo's reason; each with dynamo's whole text (the report's and the panel's a click away)."""
     lines = []
-    for event in capture.dynamo:
-        where = f" at {event.where()}" if event.file else ""
-        code = f" `{event.code}`" if event.code else ""
-        lines.append(f"{EVENT_LABELS.get(event.kind, event.kind)}{where}{code}: {(event.reason or '').strip()}")
+    for events in distinct(capture.dynamo):
+        event = events[0]
+        place = event.caller or event
+        where = f" at {place.where()}" if place.file else ""
+        into = f" -> {event.where()}" if event.caller else ""
+        code = f" `{place.code}`" if place.code else ""
+        times = f" {len(events)}x" if len(events) > 1 else ""
+        lines.append((f"{EVENT_LABELS.get(event.kind, event.kind)}{times}{where}{code}{into}: "
+                      f"{event.change or gist(event.reason)}", event.reason))
     return lines
 
 
@@ -187,12 +194,10 @@ def summary(capture: Capture, width: int | None = None) -> str:
     lines = _wrapped(headline(capture), width, "", "  ")
     story = compile_story(capture)
     lines += _wrapped(story, width, "  ", "    ") if story else []
-    for line in dynamo_lines(capture):
-        lines += _wrapped(line, width, "  ", "      ")
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
-    found = text_lines(capture, top=10)
-    lines += ["  findings (most time at stake first):"] if found else []
+    found = text_lines(capture)
+    lines += ["  findings by rule and graph (most time at stake first):"] if found else []
     for line in found:  # wrapped under the text after the time and under "ms:" / "try:"
         body = line.lstrip()
         lines += _wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
@@ -202,6 +207,7 @@ def summary(capture: Capture, width: int | None = None) -> str:
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
+        lines += _wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
         for line in your_code(graph):
             lines += _wrapped(line, width, "  ", "    ")
         lines += launch_rows(graph, width)

@@ -47,23 +47,41 @@ function item(cap, f, go, full) {
     f.suggestion ? h("div", { class: "kv-finding-try" }, `try: ${f.suggestion}`) : null);
 }
 
-/** The header's top findings of the capture, most time at stake first. */
+/** The groups of findings (by rule per graph, with their titles, worked out in Python: the view annex's `groups`),
+ * else one group per finding (a payload from a kernelviz before groups). */
+function groupsOf(cap) {
+  const groups = cap.view && cap.view.groups;
+  if (groups) return groups;
+  return findingsOf(cap).map((f, i) => ({ graph: f.graph, rule: f.rule, title: f.rule, shown: [i], more: [], more_text: "" }));
+}
+
+/** One group: its title, the findings it shows, and the rest behind "N more" (with their time in all). */
+function groupItem(cap, group, go, full) {
+  const all = findingsOf(cap);
+  const items = (indices) => indices.filter((i) => all[i]).map((i) => item(cap, all[i], go, full));
+  return h("li", { class: "kv-finding-group" },
+    h("div", { class: "kv-finding-group-title" }, group.title),
+    h("ul", {}, ...items(group.shown)),
+    group.more.length ? h("details", { class: "kv-finding-more" },
+      h("summary", {}, group.more_text), h("ul", {}, ...items(group.more))) : null);
+}
+
+/** The header's top groups of findings, most time at stake first. */
 export function findingsHeader(cap, go) {
   const all = findingsOf(cap);
   if (!all.length) return null;
+  const groups = groupsOf(cap);
   return h("div", { class: "kv-findings" },
-    h("div", { class: "kv-findings-title" }, `Findings (${all.length}, most time at stake first`
-      + (all.length > TOP ? `; the top ${TOP} here, each graph's in its Findings tab)` : ")")),
-    h("ul", {}, ...all.slice(0, TOP).map((f) => item(cap, f, go, false))));
+    h("div", { class: "kv-findings-title" }, `Findings (${all.length}, by rule and graph, most time at stake first`
+      + (groups.length > TOP ? `; the top ${TOP} groups here, each graph's in its Findings tab)` : ")")),
+    h("ul", {}, ...groups.slice(0, TOP).map((group) => groupItem(cap, group, go, false))));
 }
 
-const ofGraph = (cap, g) => findingsOf(cap).filter((f) => f.graph === (cap.graphs[g] || {}).id);
-
-/** The Findings tab: every finding of the graph in view, and dynamo's, with how each ms was computed. */
+/** The Findings tab: the groups of the graph in view, and dynamo's, with how each ms was computed. */
 export function findingsTab(ctx) {
   const { cap, graph, go } = ctx;
-  const mine = ofGraph(cap, graph);
-  const dynamo = findingsOf(cap).filter((f) => !f.graph);
-  if (!mine.length && !dynamo.length) return [h("div", { class: "kv-hint" }, "No findings for this graph.")];
-  return [h("ul", { class: "kv-findings kv-findings-tab" }, ...[...mine, ...dynamo].map((f) => item(cap, f, go, true)))];
+  const id = (cap.graphs[graph] || {}).id;
+  const groups = groupsOf(cap).filter((group) => group.graph === id || !group.graph);
+  if (!groups.length) return [h("div", { class: "kv-hint" }, "No findings for this graph.")];
+  return [h("ul", { class: "kv-findings kv-findings-tab" }, ...groups.map((group) => groupItem(cap, group, go, true)))];
 }

@@ -46,17 +46,16 @@ export function compileStory(graphs) {
 
 const EVENT_LABEL = { graph_break: "graph break", recompile: "recompile", skip: "skipped frame" };
 
-/** Dynamo's events as a list: kind, where, the user's line, and dynamo's reason (first line; all on hover). */
-export function dynamoEvents(events) {
-  if (!events || !events.length) return null;
-  return h("ul", { class: "kv-dynamo" }, ...events.map((e) => {
-    const reason = (e.reason || "").trim();
-    return h("li", { class: `kv-dynamo-${e.kind}` },
-      h("span", { class: "kv-badge" }, EVENT_LABEL[e.kind] || e.kind),
-      e.file ? h("span", { class: "kv-mono", title: e.file }, ` ${where(e)}`) : null,
-      e.code ? h("span", { class: "kv-mono kv-code-line" }, `  ${e.code}`) : null,
-      h("span", { class: "kv-reason", title: reason }, ` ${reason.split("\n")[0]}`));
-  }));
+/** Dynamo's events as a list, one line per place and reason (the view annex's `dynamo`, worked out in Python; else
+ * each event's kind, place and first line), dynamo's whole text a click away. */
+export function dynamoEvents(cap) {
+  const events = cap.dynamo || [];
+  const rows = (cap.view && cap.view.dynamo) || events.map((e) => [
+    `${EVENT_LABEL[e.kind] || e.kind}${e.file ? ` at ${where(e)}` : ""}${e.code ? ` \`${e.code}\`` : ""}: `
+      + (e.reason || "").trim().split("\n")[0], e.reason || ""]);
+  if (!rows.length) return null;
+  return h("ul", { class: "kv-dynamo" }, ...rows.map(([line, reason]) => h("li", {},
+    h("details", {}, h("summary", { class: "kv-mono" }, line), h("pre", { class: "kv-reason" }, reason)))));
 }
 
 /** A capture timed, saved by a kernelviz that did not yet put rates and % of roof in the view annex: say so. */
@@ -73,5 +72,5 @@ export function headerView(cap) {
     summary ? h("div", { class: "kv-story" }, summary) : null,
     olderPayload(cap) ? h("div", { class: "kv-story kv-older" }, "saved by an older kernelviz: rates and % of roof " +
       "are not in this output (run the cell again to see them)") : null,
-    dynamoEvents(cap.dynamo));
+    dynamoEvents(cap));
 }

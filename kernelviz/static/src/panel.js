@@ -95,6 +95,12 @@ export function renderCapture(el, data, host = {}) {
       `timed on ${graph.timed_on}${madeUp}${busy}${cuda}`);
   }
 
+  /** The sizes a graph compiled with dynamic shapes holds as symbols (the view annex's, worked out in Python). */
+  function dynamicNote() {
+    const text = (((cap.view || {}).launches || [])[state.graph] || {}).dynamic;
+    return text ? h("span", { class: "kv-hint kv-dynamic" }, text) : null;
+  }
+
   function drawToolbar() {
     const graph = cap.graphs[state.graph];
     root.querySelector(".kv-toolbar").replaceChildren(...[graphSelect(), h("input", {
@@ -102,7 +108,7 @@ export function renderCapture(el, data, host = {}) {
       oninput: (e) => { state.filter = e.target.value; drawTable(); } }), kindSelect(graph),
     columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); },
       () => (table ? table.dropped() : [])),
-    timingControl(graph), countersControl(graph), timedNote(graph)].filter(Boolean));
+    timingControl(graph), countersControl(graph), timedNote(graph), dynamicNote()].filter(Boolean));
   }
 
   function draw() {
