@@ -50,8 +50,13 @@ def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = 
     time into compute, communication and idle (``cap.step``); by default it does so when ``bench`` is set in
     a torch.distributed job. What happens when, step by step: :mod:`kernelviz.conductor`.
     """
+    from . import arguments
     from .conductor import Capturing
 
+    for name, value in (("fresh_compile", fresh_compile), ("bench", bench), ("repros", repros)):
+        arguments.flag("kernelviz.capture", name, value)
+    if profile is not None:
+        arguments.flag("kernelviz.capture", "profile", profile)
     return Capturing(fresh_compile=fresh_compile, bench=bench, repros=repros, profile=profile)
 
 

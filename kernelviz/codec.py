@@ -68,9 +68,19 @@ def _capture_json(text: str | bytes, expected: str) -> Any:
         raise CaptureError(f"not valid JSON ({exc}); expected {expected}") from None
 
 
+def save_html(document: Any, path: str | Path) -> None:
+    """:meth:`Document.save_html <kernelviz.model.Document.save_html>`: the page written atomically to ``path``."""
+    from .arguments import path as checked
+
+    write_atomically(Path(checked(f"{type(document).__name__}.save_html", "path", path)), document.to_html())
+
+
 def read_text(cls: type, text: str | bytes, expected: str) -> Any:
     """``cls`` (a :class:`~kernelviz.model.Capture` or :class:`~kernelviz.model.Ranks`) from JSON text; a
     one-line :class:`CaptureError` for anything else, ending with what was ``expected``."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise TypeError(f"{cls.__name__}.from_json: text is {type(text).__name__}; pass the JSON as str or bytes "
+                        f"(kernelviz.load(path) for a file)")
     with without_gc():  # the JSON data and the model built from it: one pause of the collector
         return cls.from_dict(_capture_json(text, expected))
 

@@ -30,7 +30,9 @@ def save(capture: Any, path: str | Path) -> Path:
     """:meth:`Capture.save <kernelviz.model.Capture.save>`: the capture's compressed form at ``path``.kvz, or its
     JSON text where ``path`` ends in ``.json``; ``path``.rank<N>.kvz (.json) on a rank of a torch.distributed job.
     The path written."""
-    base = Path(path)
+    from .arguments import path as checked
+
+    base = Path(checked("Capture.save", "path", path))
     suffix = ".json" if base.suffix == ".json" else SUFFIX
     if base.suffix in (".json", SUFFIX):
         base = base.with_suffix("")
@@ -42,7 +44,7 @@ def save(capture: Any, path: str | Path) -> Path:
 
 def from_bytes(cls: type, data: str | bytes, expected: str) -> Any:
     """``cls`` from its compressed form or its JSON text (:func:`kernelviz.codec.read_text`)."""
-    if isinstance(data, str) or not is_compressed(data):
+    if not isinstance(data, (bytes, bytearray)) or not is_compressed(data):
         return read_text(cls, data, expected)
     with without_gc():
         return read(cls, decompress(data))

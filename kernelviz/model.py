@@ -649,9 +649,9 @@ class Document(Record):
 
     def save_html(self, path: str) -> None:
         """Write :meth:`to_html` to ``path`` (atomically: a reader sees the old file or the whole new one)."""
-        from .codec import write_atomically
+        from .codec import save_html
 
-        write_atomically(Path(path), self.to_html())
+        save_html(self, path)
 
     def to_dict(self) -> dict[str, Any]:
         """The document as JSON data (dicts, lists, strings, numbers)."""

@@ -44,6 +44,12 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     there ``limit_s`` is how long a rank waits for the others before it leaves the graph untimed, saying why."""
     import torch
 
+    from .. import arguments
+
+    arguments.instance("bench", "capture", capture, Capture, optional=False)
+    isolated, repros = arguments.flag("bench", "isolated", isolated), arguments.flag("bench", "repros", repros)
+    limit_s, progress = arguments.seconds("bench", "limit_s", limit_s), arguments.progress("bench", progress)
+    arguments.instance("bench", "peaks", peaks, DevicePeaks)
     plans = plan(capture)
     worker = isolation.Worker.prepare(p.graph for p in plans if p.where == "elsewhere")  # starts while we time
     if peaks is not None:

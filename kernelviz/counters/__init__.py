@@ -80,7 +80,9 @@ def measure(capture: Capture, *, top: int = 10, launches: Any = None, progress: 
     peak of each then use the measured bytes and throughput (``attach.use_measured``). Where counters cannot
     be measured here (no ncu, no permission for counters, no GPU) one line on stderr says which, and nothing
     changes. ``progress``: True for a text bar, False for none, or ``report(done, total, label)``."""
-    why = measured_or_why(capture, top=top, launches=launches, progress=progress)
+    from ..arguments import count
+
+    why = measured_or_why(capture, top=count("counters", "top", top), launches=launches, progress=progress)
     if why is not None:
         print(f"kernelviz: {why}", file=sys.stderr)
     return capture

@@ -54,7 +54,9 @@ class _Seen:
 
 def load_ranks(prefix: str | Path, *, summarise_above: int = SUMMARISE_ABOVE, progress: bool = True) -> Ranks:
     """Read every rank's capture saved under ``prefix`` and compare them (see the module's docstring)."""
-    files = rank_files(prefix)
+    from ..arguments import path as checked
+
+    files = rank_files(checked("load_ranks", "prefix", prefix))
     if not files:
         raise CaptureError(f"{prefix}: no rank files ({Path(prefix).name}.rank<N>.kvz or .json)")
     summarised = len(files) > summarise_above
