@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .compare import Diff, diff
+from .extras import needs
 from .model import (
     MIME_TYPE,
     SCHEMA_VERSION,
@@ -23,7 +24,6 @@ from .model import (
     Launch,
     Ranks,
 )
-from .needs import needs
 from .parse import ParseError
 from .ranks import load_ranks
 

@@ -109,7 +109,7 @@ def test_the_fragment_read_in_one_pass_is_what_the_line_by_line_reading_gives(bl
 
 
 def test_fragment_is_a_list_of_its_lines_one_node_each():
-    """What README.md and the model say ``.fragment`` is: a list of str, one node of the fragment each."""
+    """What docs/use.md and the model say ``.fragment`` is: a list of str, one node of the fragment each."""
     kernel = next(k for k in kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json").kernels
                   if k.fragment)
     assert isinstance(kernel.fragment, list) and all(isinstance(line, str) and "\n" not in line
