@@ -22,7 +22,7 @@ import zoo  # noqa: E402
 
 
 def resnet50():
-    import torchvision
+    torchvision = kernelviz.needs("torchvision", "vision", "benchmarks/advice_gpu.py")
 
     model = torchvision.models.resnet50().cuda().eval()
     x = torch.randn(32, 3, 224, 224, device="cuda")

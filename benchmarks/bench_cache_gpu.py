@@ -82,6 +82,9 @@ def run(mode: str, cache: str, args: argparse.Namespace) -> dict:
 
 
 def main() -> None:
+    import kernelviz
+
+    kernelviz.needs("torchvision", "vision", "benchmarks/bench_cache_gpu.py")  # the child's step imports it
     parser = argparse.ArgumentParser()
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--train", action="store_true", help="a training step (forward and backward)")

@@ -18,7 +18,7 @@ import kernelviz
 
 
 def resnet18():
-    import torchvision
+    torchvision = kernelviz.needs("torchvision", "vision", "benchmarks/bench_counters.py")
 
     model = torchvision.models.resnet18().eval().cuda().to(memory_format=torch.channels_last)
     x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)

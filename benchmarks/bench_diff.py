@@ -96,6 +96,8 @@ def main() -> None:
     args = parser.parse_args()
 
     import kernelviz
+
+    kernelviz.needs("pytest", "test", "benchmarks/bench_diff.py")  # tests/conftest.py imports it
     from conftest import big_capture, reordered
     from kernelviz.views.diff_display import payload
     from kernelviz.views.diff_text import summary

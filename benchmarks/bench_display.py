@@ -57,6 +57,9 @@ def _env() -> dict:
 
 
 def main() -> None:
+    import kernelviz
+
+    kernelviz.needs("pytest", "test", "benchmarks/bench_display.py")  # the child's tests/conftest.py imports it
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=int, default=20000)
     args = parser.parse_args()

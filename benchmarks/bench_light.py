@@ -65,7 +65,7 @@ def cnn_step() -> callable:
     """torchvision's resnet18 at batch 16 on a GPU; on the CPU a 3-conv CNN with batch norm at batch 8, 32x32."""
     torch.manual_seed(0)
     if DEVICE == "cuda":
-        import torchvision
+        torchvision = kernelviz.needs("torchvision", "vision", "benchmarks/bench_light.py")
 
         model, x = torchvision.models.resnet18().to(DEVICE), torch.randn(16, 3, 224, 224, device=DEVICE)
     else:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import kernelviz  # noqa: E402
+
+kernelviz.needs("pytest", "test", "benchmarks/bench_panel.py")  # tests/browser.py and conftest.py import it
 from browser import chromium_page, panel_site, serve  # noqa: E402
 from conftest import FIXTURES, big_capture, fill_timings  # noqa: E402
 from kernelviz.views.payload import pack, payload, saved  # noqa: E402

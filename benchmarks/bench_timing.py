@@ -32,7 +32,7 @@ from zoo import resnet50_training_step  # noqa: E402 - the tests' workloads
 
 
 def resnet18_inference():
-    import torchvision
+    torchvision = kernelviz.needs("torchvision", "vision", "benchmarks/bench_timing.py")
 
     model = torchvision.models.resnet18().eval().cuda().to(memory_format=torch.channels_last)
     x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)

@@ -59,7 +59,7 @@ def training_step():
 
 
 def resnet18():
-    import torchvision
+    torchvision = kernelviz.needs("torchvision", "vision", "benchmarks/deep_gpu.py")
 
     model = torchvision.models.resnet18().eval().cuda().to(memory_format=torch.channels_last)
     x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .compare import Diff, diff
+from .extras import needs
 from .model import (
     MIME_TYPE,
     SCHEMA_VERSION,
@@ -33,7 +34,7 @@ __version__ = "0.1.0"
 __all__ = ["Capture", "Graph", "Kernel", "Launch", "BufferEvent", "FragmentNode", "DynamoEvent", "CaptureError",
            "Advice", "FusionDecision",
            "ParseError", "capture", "calibrate", "DevicePeaks", "diff", "Diff", "Ranks", "load_ranks",
-           "load", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
+           "load", "needs", "MIME_TYPE", "SCHEMA_VERSION", "load_ipython_extension"]
 
 
 def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = False,

@@ -273,7 +273,7 @@ class Kernel(Record):
     source_nodes: list[str] = field(default_factory=list)
     original_aten: list[str] = field(default_factory=list)
     node_mapping: dict[str, list[str]] = field(default_factory=dict)  # source node -> ATen nodes
-    fragment: list[str] = field(default_factory=list)  # the graph fragment: a node per line, as Inductor prints it
+    fragment: list[str] = field(default_factory=list)  # the graph fragment: a list of its lines, a node each
     locations: list[SourceLocation] = field(default_factory=list)
     locations_unknown: str = ""  # why this run's lines of the kernel are unknown (then ``locations`` is empty)
     metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"

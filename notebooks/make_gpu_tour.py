@@ -20,7 +20,8 @@ CELLS = [
     ("markdown", "# kernelviz GPU tour (H100)\n\nTriton kernels, cuBLAS/cuDNN extern calls and their measured "
                  "time, captured with `kernelviz.capture(bench=True)`. This notebook was executed on a GPU "
                  "machine and saved with its outputs: the panel below renders from the saved capture."),
-    ("code", "import torch, torchvision, kernelviz\n"
+    ("code", "import torch, kernelviz\n"
+             "torchvision = kernelviz.needs('torchvision', 'vision', 'gpu_tour.ipynb')\n"
              "print(torch.__version__, torch.cuda.get_device_name())"),
     ("markdown", "## An MLP: matmuls go to cuBLAS, the rest is fused into Triton kernels"),
     ("code", "torch.manual_seed(0)\n"

@@ -63,6 +63,9 @@ def test_width_changed_changes_the_mlp_launches_in_place(code):
     changed = [g.a[0] for g in d.groups if g.relation == "changed"]
     assert changed == [8, 9, 10, 19, 20, 21]  # up-projection, GELU, down-projection of both blocks
     assert d.headline.summary == "6 launches changed (launches 8-10, 19-21)"
+    # the same extern call and the same kernel on other sizes: what changed is the shape, not the name
+    assert {g.changed for g in d.groups if g.relation == "changed"} == {"shape"}
+    assert "changed  8 extern_kernels.addmm → 8 extern_kernels.addmm  shape changed" in summary(d)
 
 
 @pytest.mark.parametrize("code", [False, True], ids=["capture", "code"])
@@ -73,7 +76,8 @@ def test_gelu_swapped_for_relu_is_one_kernel_changed(code):
     assert names(d, g, "a") == ["cpp_fused_gelu_0"] and names(d, g, "b") == ["cpp_fused_relu_0"]
     # with the capture's source nodes the evidence is what it came from; from code alone, its place
     assert g.how == ("same place in call() + buffer shapes" if code else "source nodes")
-    assert d.headline.summary == "1 launch changed (launch 1: cpp_fused_gelu_0 → cpp_fused_relu_0)"
+    assert d.headline.summary == "1 launch changed (launch 1: cpp_fused_gelu_0 → cpp_fused_relu_0 (fused ops, source))"
+    assert "cpp_fused_relu_0  fused ops, source changed" in summary(d)
 
 
 @pytest.mark.parametrize("code", [False, True], ids=["capture", "code"])

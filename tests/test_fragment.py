@@ -106,3 +106,14 @@ def test_the_fragment_read_in_one_pass_is_what_the_line_by_line_reading_gives(bl
     assert len(BLOCKS) > 30
     # a space before each line keeps the one-pass reading out (it reads lines that start with the marker)
     assert parse_origin(lines) == parse_origin([" " + line for line in lines])
+
+
+def test_fragment_is_a_list_of_its_lines_one_node_each():
+    """What docs/use.md and the model say ``.fragment`` is: a list of str, one node of the fragment each."""
+    kernel = next(k for k in kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json").kernels
+                  if k.fragment)
+    assert isinstance(kernel.fragment, list) and all(isinstance(line, str) and "\n" not in line
+                                                     for line in kernel.fragment)
+    assert len(kernel.fragment) > 1
+    assert [node.name for node in kernel.fragment_nodes()][:3] == ["mm", "relu", "mul"]  # a node a line
+    assert len(kernel.fragment_nodes()) == len(kernel.fragment)

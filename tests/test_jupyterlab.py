@@ -3,6 +3,7 @@ a saved capture renders from its JSON with the kernel stopped, and the quickstar
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,14 +15,15 @@ nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("jupyterlab")
 import kernelviz  # noqa: E402
-from jupyterlab_support import api, jupyterlab  # noqa: E402
+from jupyterlab_support import api, jupyterlab, readme_lab  # noqa: E402
 from kernelviz.views.panel_code import STATIC  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 pytestmark = needs_browser
-QUICKSTART = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
-GPU_TOUR = Path(__file__).resolve().parents[1] / "notebooks" / "gpu_tour.ipynb"
-SHOTS = Path(__file__).resolve().parents[1] / "out"
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "notebooks" / "quickstart.ipynb"
+GPU_TOUR = ROOT / "notebooks" / "gpu_tour.ipynb"
+SHOTS = ROOT / "out"
 KERNELSPEC = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 
 
@@ -292,6 +294,27 @@ def test_quickstart_runs_live_in_jupyterlab(tmp_path):
         saved_fwd = page.locator(".jp-KernelvizSaved .kv-panel").first
         assert saved_fwd.locator(".kv-row td").nth(3).inner_text().strip() != ""  # its timing, from the JSON
         assert page.evaluate("document.body.innerText.includes('Error displaying widget')") is False
+        assert page.errors == []
+
+
+def test_readme_lab_command_runs_the_quickstart(tmp_path):
+    """The README's third command, as written there (its venv made already): the URL it prints opens the
+    quickstart in JupyterLab, and running every cell shows a live panel per capture."""
+    command = subprocess.run(["bash", str(ROOT / ".ci" / "readme-command"), "lab"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(QUICKSTART, tmp_path / "notebooks")
+    with readme_lab(command, tmp_path) as url, chromium_page() as page:
+        assert "/lab/tree/notebooks/quickstart.ipynb?token=" in url
+        page.goto(url)
+        page.wait_for_function("window.jupyterapp?.shell.currentWidget?.context?.path === 'notebooks/quickstart.ipynb'"
+                               " && window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel",
+                               timeout=60000)
+        _command(page, "notebook:run-all-cells", {})
+        page.wait_for_function("document.querySelectorAll('.jp-RenderedKernelviz .kv-panel.kv-live').length >= 3",
+                               timeout=60000)
+        headers = page.locator(".jp-RenderedKernelviz .kv-panel.kv-live .kv-header").all_inner_texts()
+        assert "2 graphs (1 forward, 1 backward)" in headers[1]
         assert page.errors == []
 
 

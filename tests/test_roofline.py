@@ -8,7 +8,7 @@ import kernelviz
 from conftest import FIXTURES
 from kernelviz.bench import roofline
 from kernelviz.bench.peaks import DATASHEETS, datasheet, peak_key
-from kernelviz.model import DevicePeaks, LaunchTiming
+from kernelviz.model import AsRun, DevicePeaks, LaunchTiming
 from kernelviz.views.text import summary
 
 H100 = datasheet("NVIDIA H100 80GB HBM3")  # the name torch gives the H100 SXM (gpu-facts/facts.json)
@@ -115,7 +115,22 @@ def test_summary_says_what_the_graph_was_timed_on_and_shows_the_gap_row():
     assert lines[-2] == ("    0  add · mul · relu · sigmoid · sub _0  triton       0.0080  80.0%  memory  "
                          "triton_poi_fused_add_mul_relu_sigmoid_sub_0")
     assert lines[-1].split() == ["gap", "(between", "launches)", "0.0020"]
-    assert "timed on recreated inputs (made-up values for arg0_1) · GPU busy 0.0100 ms" in cap.to_html()
+    assert "timed on recreated inputs (made-up values for arg0_1) · GPU busy time 10 µs · gap 2 µs" in cap.to_html()
+
+
+def test_each_line_of_figures_has_one_unit_and_words_of_its_device():
+    """A CPU graph's busy time is call()'s wall time (no GPU in its words); a line's figures share one unit."""
+    cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
+    graph = cap.graphs[0]
+    graph.timed_on, graph.gpu_busy_ms, graph.gap_ms = "user tensors", 0.045, 0.0021
+    graph.launches[0].timing = LaunchTiming(in_graph_ms=0.0429, unit="cpu")
+    graph.as_run = AsRun(unit="cpu", plain_ms=0.0371, runs=50, kernels_ms=34.8)
+    html = cap.to_html()
+    assert "timed on user tensors · call() wall time 45 µs · gap 2.1 µs" in html
+    assert "as it runs: plain call() 0.0371 ms (wall clock, 50 runs) · kernels 34.8 ms" in html
+    assert "as it runs: plain call() 0.0371 ms (wall clock, 50 runs) · kernels 34.8 ms" in summary(cap, 140)
+    assert "call() wall time not covered by launches: the wrapper&#x27;s own work between kernels" in html
+    assert "GPU" not in summary(cap, 140) and "GPU busy time not covered" not in html and "· GPU busy" not in html
 
 
 def test_calibrate_without_a_gpu_says_so_in_one_line():

@@ -16,6 +16,17 @@ def ms_text(ms: float) -> str:
     return f"{ms * 1e3:.1f} µs" if ms < 0.1 else f"{ms:.3g} ms" if ms < 100 else f"{ms:.0f} ms"
 
 
+def ms_texts(*values: float | None) -> list[str | None]:
+    """``values`` in one unit, the one :func:`ms_text` gives the largest (a line of figures reads in one unit);
+    None stays None."""
+    top = max((v for v in values if v is not None and valid(v)), default=None)
+    if top is None:
+        return [None if v is None else ms_text(v) for v in values]
+    unit, scale = ("s", 1e-3) if top >= 1000 else ("µs", 1e3) if top < 0.1 else ("ms", 1.0)
+    return [None if v is None else shown(v, "ms") if not valid(v) else f"{v * scale:.3g} {unit}"
+            if v * scale >= 0.01 or v == 0 else f"<0.01 {unit}" for v in values]
+
+
 def byte_text(n: int) -> str:
     if not valid(n):
         return shown(n, "B")

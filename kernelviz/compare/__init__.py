@@ -12,7 +12,7 @@ from .match import match_launches
 from .measures import graph_measures, group_measures, headline, kernels_by_name
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
 from .sides import Sides, check_labels, graph_pairs, sides
-from .story import diff_story, graph_story, unpaired_story
+from .story import diff_story, graph_story, unpaired_story, what_changed
 
 __all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
@@ -56,6 +56,8 @@ def _diff(both: Sides, labels: list[str]) -> Diff:
             group = Group(relation=found.relation, graph=graph, a=found.a, b=found.b, how=found.matches[0][2],
                           confidence=min(m[3] for m in found.matches))
             group.measures = group_measures(ga, gb, group, kernels)
+            if group.relation == "changed":
+                group.changed = what_changed(ga, gb, wa[group.a[0]], wb[group.b[0]])
             for x, y, m_how, m_confidence in found.matches:
                 out.matches.append(Match(
                     a=ga.launches[x].name if x is not None else None, b=gb.launches[y].name if y is not None else None,

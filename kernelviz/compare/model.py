@@ -85,6 +85,7 @@ class Group(Record):
     how: str = ""
     confidence: float = 0.0
     measures: list[Measure] = field(default_factory=list)
+    changed: str = ""  # of a "changed" group, what differs: "shape, dtype, config, fused ops, source" (those that do)
 
     def measure(self, name: str) -> Measure | None:
         return next((m for m in self.measures if m.name == name), None)

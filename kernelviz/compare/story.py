@@ -39,8 +39,8 @@ def graph_story(ga: Graph, gb: Graph, groups: list[Group], wa: list[Work], wb: l
         k += 1
     changed = [g for g in groups if g.relation == "changed"]
     if changed:
-        where = "; ".join(f"launch {g.a[0]}: {_name(ga, g.a[0])} → {_name(gb, g.b[0])}" for g in changed) \
-            if len(changed) <= NAMED else _numbers([g.a[0] for g in changed])
+        where = "; ".join(f"launch {g.a[0]}: {_names(ga, gb, g)} ({g.changed})"
+                          for g in changed) if len(changed) <= NAMED else _numbers([g.a[0] for g in changed])
         parts.append(f"{_count(len(changed))} changed ({where})")
     return "; ".join(parts + _reordered(groups)) or "no launch changed"
 
@@ -109,6 +109,30 @@ def _in_order(values: list[int]) -> list[int]:
         out.append(values[k])
         k = before[k]
     return out[::-1]
+
+
+def what_changed(ga: Graph, gb: Graph, x: Work, y: Work) -> str:
+    """What differs between two paired launches, in words: ``shape, dtype, config, fused ops, source`` (those
+    that differ, in that order); ``arguments`` where only the call's other arguments do."""
+    shapes = [{(rw, shape) for rw, _, shape in w.buffers} | {shape for _, shape in w.fragment} for w in (x, y)]
+    dtypes = [{dtype for _, dtype, _ in w.buffers} | {dtype for dtype, _ in w.fragment} for w in (x, y)]
+    configs = [_config(g, w) for g, w in ((ga, x), (gb, y))]
+    found = [word for word, differs in (("shape", shapes[0] != shapes[1]), ("dtype", dtypes[0] != dtypes[1]),
+                                        ("config", configs[0] != configs[1]),
+                                        ("fused ops" if x.kind != "extern" else "op", x.words != y.words),
+                                        ("source", x.skeleton != y.skeleton)) if differs]
+    return ", ".join(found) or "arguments"
+
+
+def _config(graph: Graph, w: Work) -> dict | None:
+    kernel = next((k for k in graph.kernels if k.name == graph.launches[w.index].kernel_name), None)
+    return kernel.timing.config if kernel is not None and kernel.timing is not None else None
+
+
+def _names(ga: Graph, gb: Graph, g: Group) -> str:
+    """``a → b``, or the name once where both sides call it the same."""
+    a, b = _name(ga, g.a[0]), _name(gb, g.b[0])
+    return a if a == b else f"{a} → {b}"
 
 
 def _name(graph: Graph, index: int) -> str:

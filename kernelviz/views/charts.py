@@ -15,7 +15,7 @@ from html import escape
 
 from ..figures import positive, valid
 from ..model import DevicePeaks, Graph, Launch
-from .rules import launch_kind, peaks_known
+from .rules import gap_title, launch_kind, peaks_known
 from .text import plural
 
 KIND_COLOURS = {"triton": "#4e79a7", "triton_template": "#b07aa1", "cpp": "#59a14f", "extern": "#f28e2b"}
@@ -212,7 +212,7 @@ def timeline_svg(graph: Graph) -> str:
     if gap:
         body.append(f'<rect class="kv-gap" x="{x(at):.2f}" y="{top + lane_h * 2 + 3}" '
                     f'width="{max(0.6, x(at + gap) - x(at)):.2f}" height="{lane_h - 6}"><title>'
-                    f"gap {gap:.4g} ms: GPU busy time not covered by launches</title></rect>")
+                    f"gap {gap:.4g} ms: {escape(gap_title(graph))}</title></rect>")
     svg = _svg("kv-timeline", h, "timeline of call(): launches in order with their in-graph time", "".join(body))
     caption = f"{plural(len(timed), 'launch')} {total - gap:.4g} ms" + (f" + gap {gap:.4g} ms" if gap else "")
     return (f'<figure class="kv-figure"><figcaption>call() timeline</figcaption>{svg}'

@@ -64,7 +64,8 @@ def group_line(diff: Diff, group: Group) -> str:
     settings = ", ".join(f"{c.name} {value(c.a, c.unit)}→{value(c.b, c.unit)}" for c in group.measures
                          if c.kind in ("config", "binary") and c.changed)
     how = f"  [{group.how}, {group.confidence:.2f}]" if group.a and group.b else ""
-    return (f"{group.relation:<8} {names(diff, group, 'a')} → {names(diff, group, 'b')}{times}"
+    changed = f"  {group.changed} changed" if group.changed else ""
+    return (f"{group.relation:<8} {names(diff, group, 'a')} → {names(diff, group, 'b')}{changed}{times}"
             + (f"  ({settings})" if settings else "") + how)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from ..advice import advise
-from ..advice.graphs import ms_text
+from ..advice.graphs import ms_text, ms_texts
 from ..model import Advice, AsRun, Capture, Graph, Launch
 from .groups import group_findings
 from .names import label
@@ -42,10 +42,10 @@ def line(finding: Advice, graph: Graph | None) -> str:
 def as_run_line(run: AsRun) -> str:
     """The graph as it runs: plain time, CPU launch time, CUDA-graph replay."""
     clock = "CUDA events" if run.unit == "gpu" else "wall clock"
-    parts = [f"plain call() {ms_text(run.plain_ms)} ({clock}, {run.runs} runs)"]
-    parts += [f"CPU launch {ms_text(run.launch_cpu_ms)}"] if run.launch_cpu_ms is not None else []
-    parts += [f"kernels {ms_text(run.kernels_ms)}"] if run.kernels_ms is not None else []
-    parts += [f"as a CUDA graph {ms_text(run.replay_ms)}"] if run.replay_ms is not None else []
+    plain, cpu, kernels, replay = ms_texts(run.plain_ms, run.launch_cpu_ms, run.kernels_ms, run.replay_ms)
+    parts = [f"plain call() {plain} ({clock}, {run.runs} runs)"]
+    parts += [f"{what} {text}" for what, text in (("CPU launch", cpu), ("kernels", kernels),
+                                                  ("as a CUDA graph", replay)) if text is not None]
     parts += [run.note] if run.note else []
     return "as it runs: " + " · ".join(parts)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pygments.formatters import HtmlFormatter
 
+from ..advice.graphs import ms_texts
 from ..figures import positive, shown, valid
 from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
 from .charts import roofline_svg, timeline_svg
@@ -23,7 +24,7 @@ from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs
 from .memory import timeline
 from .names import column_level, short_name
-from .rules import dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
+from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
 
@@ -213,13 +214,11 @@ def _highlighted(kernel: Kernel) -> str:
 def _timed(graph: Graph) -> str:
     if not graph.timed_on:
         return ""
-    clock = "call() wall time" if graph.device == "cpu" else "GPU busy"
-    parts = [timed_on(graph)]
-    parts += [f"{clock} {graph.gpu_busy_ms:.4f} ms"] if graph.gpu_busy_ms is not None else []
-    parts += [f"gap {graph.gap_ms:.4f} ms"] if graph.gap_ms is not None else []
-    parts += [f"as a CUDA graph {graph.cudagraph_ms:.4f} ms"] if graph.cudagraph_ms is not None else []
-    parts += [as_run_line(graph.as_run)] if graph.as_run else []
-    return f'<p class="kv-hint">{escape(" · ".join(parts))}</p>'
+    busy, gap, replay = ms_texts(graph.gpu_busy_ms, graph.gap_ms, graph.cudagraph_ms)
+    parts = [timed_on(graph)] + [f"{what} {text}" for what, text in (
+        (busy_label(graph), busy), ("gap", gap), ("as a CUDA graph", replay)) if text is not None]
+    lines = [" · ".join(parts)] + ([as_run_line(graph.as_run)] if graph.as_run else [])  # one unit a line
+    return "".join(f'<p class="kv-hint">{escape(line)}</p>' for line in lines)
 
 
 def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: str, *,

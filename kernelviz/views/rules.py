@@ -146,3 +146,15 @@ def heaviest_kept(capture: Capture, size: Callable[[int, Kernel], int], budget: 
             kept.add((g, kernel.name))
             budget -= heavy
     return kept
+
+
+def busy_label(graph: Graph) -> str:
+    """What a graph's busy time is on its device (``static/src/format.js`` says the same)."""
+    return "call() wall time" if graph.device == "cpu" else "GPU busy time"
+
+
+def gap_title(graph: Graph) -> str:
+    """What a graph's gap holds: the busy time no launch covers."""
+    held = "the wrapper's own work between kernels" if graph.device == "cpu" else \
+        "idle between kernels and launch overhead"
+    return f"{busy_label(graph)} not covered by launches: {held}"

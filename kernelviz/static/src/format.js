@@ -13,6 +13,11 @@ export function fmt(x, digits) {
 }
 
 /** Milliseconds with 3 significant digits past the point where it matters (0.0123, 1.23, 123). */
+// What a graph's busy time is on its device, and what its gap (busy time no launch covers) holds.
+export const busyLabel = (graph) => graph.device === "cpu" ? "call() wall time" : "GPU busy time";
+export const gapTitle = (graph) => `${busyLabel(graph)} not covered by launches: ` +
+  (graph.device === "cpu" ? "the wrapper's own work between kernels" : "idle between kernels and launch overhead");
+
 export function fmtMs(ms) {
   if (ms === null || ms === undefined) return "";
   return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4);

@@ -2,7 +2,7 @@
 import { markSelected, chartsView } from "./charts.js";
 import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
-import { fmtMs, plural } from "./format.js";
+import { busyLabel, fmtMs, gapTitle, plural } from "./format.js";
 import { findingsHeader } from "./findings.js";
 import { headerView } from "./header.js";
 import { isTimed, launchRows as rowsOf } from "./rows.js";
@@ -87,7 +87,7 @@ export function renderCapture(el, data, host = {}) {
 
   function timedNote(graph) {
     if (!graph || !graph.timed_on) return null;
-    const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+    const busy = graph.gpu_busy_ms != null ? ` · ${busyLabel(graph)} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
     const cuda = graph.cudagraph_ms != null ? ` · as a CUDA graph ${fmtMs(graph.cudagraph_ms)} ms` : "";
     const madeUp = graph.made_up_values && graph.made_up_values.length
       ? ` (made-up values for ${graph.made_up_values.join(", ")})` : "";
@@ -142,7 +142,7 @@ export function renderCapture(el, data, host = {}) {
     const rows = graph ? visibleRows(launchRows(graph), state) : [];
     const busy = graph && graph.gpu_busy_ms;
     const gap = graph && graph.gap_ms != null && !state.filter && !state.kind
-      ? { ms: graph.gap_ms, share: busy ? graph.gap_ms / busy : null } : null;
+      ? { ms: graph.gap_ms, share: busy ? graph.gap_ms / busy : null, title: gapTitle(graph) } : null;
     table.show(rows, state.graph, gap);
   }
 

@@ -171,8 +171,7 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   }
 
   function gapEl(cols) {
-    const cells = cols.map((c) => c.key === "name" ? h("td", { title: "GPU busy time not covered by " +
-      "launches: idle between kernels and launch overhead" }, "gap (between launches)")
+    const cells = cols.map((c) => c.key === "name" ? h("td", { title: gap.title }, "gap (between launches)")
       : c.key === "ms" ? h("td", { class: "kv-num" }, fmtMs(gap.ms))
       : c.key === "share" ? shareCell({ share: gap.share }) : h("td"));
     return h("tr", { class: "kv-gap-row" }, ...cells);

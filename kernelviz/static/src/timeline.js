@@ -3,7 +3,7 @@
 import { axisBottom } from "d3-axis";
 import { scaleLinear } from "d3-scale";
 import { h } from "./dom.js";
-import { fmtMs, plural } from "./format.js";
+import { busyLabel, fmtMs, gapTitle, plural } from "./format.js";
 import { kindColour, svgFrame } from "./palette.js";
 
 const W = 460, M = { left: 78, right: 12, top: 8, bottom: 38 }, LANE = 22;
@@ -58,9 +58,9 @@ export function timelineFigure(rows, graph, onSelect) {
   if (gap) {
     g.append("rect").attr("class", "kv-span kv-gap").attr("x", x(at)).attr("y", M.top + LANE * 2 + 3)
       .attr("width", Math.max(0.6, x(at + gap) - x(at))).attr("height", LANE - 6)
-      .append("title").text(`gap ${fmtMs(gap)} ms: GPU busy time not covered by launches (idle, launch overhead)`);
+      .append("title").text(`gap ${fmtMs(gap)} ms: ${gapTitle(graph)}`);
   }
-  const busy = graph.gpu_busy_ms != null ? ` · ${graph.device === "cpu" ? "call() wall time" : "GPU busy"} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+  const busy = graph.gpu_busy_ms != null ? ` · ${busyLabel(graph)} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
   return h("figure", { class: "kv-figure kv-timeline-figure" }, h("figcaption", {}, "call() timeline"), svg.node(),
     h("div", { class: "kv-hint" }, `${plural(timed.length, "launch")} ${fmtMs(total - gap)} ms` + (gap ? ` + gap ${fmtMs(gap)} ms` : "") + busy));
 }
