@@ -75,7 +75,7 @@ def _graph_time(ga: Graph, gb: Graph, slower: float) -> list[tuple[Reason, Growt
                 for g, t in ((ga, a), (gb, b)))
     if a is None or b is None:
         return []
-    growth = Growth(a, b, slower)
+    growth = Growth(a, b, slower, whole=True)
     return [(Reason("graph time", gb.id, change=growth.text(), where=_caller(gb)), growth)] if growth.grew else []
 
 
