@@ -7,9 +7,17 @@ import os
 from typing import Any
 
 
+def what_it_is(x: Any) -> str:
+    """``None``, ``an int (3)``, ``a dict``: what was passed, in a few words."""
+    if x is None:
+        return "None"
+    name = type(x).__name__
+    text = repr(x) if isinstance(x, (int, float, complex)) and len(repr(x)) <= 20 else ""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}" + (f" ({text})" if text else "")
+
+
 def _refuse(function: str, name: str, value: Any, expected: str) -> TypeError:
-    shown = repr(value) if isinstance(value, (int, float, str, bytes, bool)) and len(repr(value)) < 40 else ""
-    return TypeError(f"{function}: {name} is {type(value).__name__}{f' ({shown})' if shown else ''}; pass {expected}")
+    return TypeError(f"{function}: {name} is {what_it_is(value)}; pass {expected}")
 
 
 def path(function: str, name: str, value: Any) -> str | os.PathLike:

@@ -314,7 +314,8 @@ def namespace(graph: Graph, compiled: Any, step: Callable[[str], None] | None = 
     try:
         for statement in ast.parse(graph.code, filename).body:
             if step is not None:
-                compiles = "async_compile" in (ast.get_source_segment(graph.code, statement) or "")
+                names = (node.id for node in ast.walk(statement) if isinstance(node, ast.Name))
+                compiles = "async_compile" in names
                 step("phase compile" if compiles else "phase load")
             exec(compile(ast.Module([statement], type_ignores=[]), filename, "exec"), scope)
     except Exception as exc:  # noqa: BLE001 - the code of a loaded capture may not run here

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..arguments import what_it_is
 from ..model import Capture, CaptureError, Ranks
 from .match import match_graphs
 from .model import Diff
@@ -78,15 +79,6 @@ def _read(x: Any, side: str) -> Capture | Ranks:
     if "\0" in path:
         raise CaptureError(f"kernelviz.diff: {side} is a path with a NUL character, which no file has; {EXPECTED}")
     return load(x)
-
-
-def what_it_is(x: Any) -> str:
-    """``None``, ``an int (3)``, ``a dict``: what was passed, in a few words."""
-    if x is None:
-        return "None"
-    name = type(x).__name__
-    text = repr(x) if isinstance(x, (int, float, complex)) and len(repr(x)) <= 20 else ""
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}" + (f" ({text})" if text else "")
 
 
 def _numbers(ranks: Ranks) -> list[int]:

@@ -70,8 +70,8 @@ def show_against(base: str, capture, namespace: dict) -> None:
     import sys
     from pathlib import Path
 
+    from ..arguments import what_it_is
     from ..compare import diff
-    from ..compare.sides import what_it_is
     from ..model import Capture, CaptureError, Ranks
 
     try:
