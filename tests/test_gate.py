@@ -96,16 +96,25 @@ def test_a_time_within_its_noise_passes():
     [reason] = check(cap, slower).reasons
     assert reason.check == "launch time" and reason.launch.startswith("#1 gelu")
     assert "in the graph: 1 → 1.1 ms (+10.0%; threshold 5%, noise ±2.1%)" == reason.change
-    # the graph as it runs: its noise is the wider of its runs' and its launches' (here ±0.3 ms of 1 ms each), both
-    # sides' added up (a whole graph's time moves more between captures than its runs show)
+    # the graph as it runs, where its device waits for the CPU (launches busy 1 ms each of 10 ms): its noise is the
+    # wider of its runs' and its launches' (here ±0.3 ms of 1 ms each), both sides' added up (a whole graph's time
+    # moves more between captures than its runs show)
     slower.graphs[0].launches[1].timing.in_graph_ms = 1.0
+    busy = float(len(cap.graphs[0].launches))
     for c, ms in ((cap, 10.0), (slower, 12.0)):
-        c.graphs[0].as_run = kernelviz.model.AsRun("gpu", ms, runs=20, spread=0.01)
+        c.graphs[0].as_run = kernelviz.model.AsRun("gpu", ms, runs=20, spread=0.01, kernels_ms=busy)
         for launch in c.graphs[0].launches:
             launch.timing.spread = 0.3 / len(c.graphs[0].launches)
     [graph] = check(cap, slower).reasons
     assert graph.line().startswith(f"graph time: graph {cap.graphs[0].id}; 10 → 12 ms (+20.0%; threshold 5%, "
                                    "noise ±6.0%); at ")
+    # where the device is busy for the whole call (not launch-bound), the plain call() is the launches' device time
+    # and what moves between captures (clocks, the L2 flush): the launches' in-graph times are the graph's time
+    for c, ms in ((cap, busy * 1.1), (slower, busy * 1.3)):
+        c.graphs[0].as_run = kernelviz.model.AsRun("gpu", ms, runs=20, spread=0.01, kernels_ms=busy)
+    assert not check(cap, slower).failed
+    slower.graphs[0].launches[1].timing.in_graph_ms = 3.0  # its launches' time grew (+2 ms): the graph's did too
+    assert {r.check for r in check(cap, slower).reasons} == {"launch time", "graph time"}
 
 
 def test_added_launches_and_a_lost_fusion_fail_untimed_captures_too():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..figures import positive, shown, valid
-from ..model import Advice, FusionDecision, Graph, Launch
+from ..model import Advice, AsRun, FusionDecision, Graph, Launch
 
 IDLE_SHARE = 0.25  # a graph whose device is idle for more than this share of its plain time is launch-bound
 
@@ -36,17 +36,22 @@ def byte_text(n: int) -> str:
     return f"{n} B"
 
 
+def waits_on_cpu(run: AsRun) -> bool:
+    """Whether a graph's device stood idle, waiting for the CPU to launch its work, for more than ``IDLE_SHARE``
+    of its plain call() on a GPU (its in-graph launch times added up against its plain time)."""
+    return (run.unit == "gpu" and run.kernels_ms is not None and run.plain_ms > 0
+            and run.plain_ms - run.kernels_ms > IDLE_SHARE * run.plain_ms)
+
+
 def graph_findings(graph: Graph) -> list[Advice]:
     return [*_launch_bound(graph), *_wrapper_overhead(graph), *_refused_fusions(graph)]
 
 
 def _launch_bound(graph: Graph) -> list[Advice]:
     run = graph.as_run
-    if run is None or run.unit != "gpu" or run.kernels_ms is None or run.plain_ms <= 0:
+    if run is None or not waits_on_cpu(run):
         return []
-    idle = max(0.0, run.plain_ms - run.kernels_ms)
-    if idle <= IDLE_SHARE * run.plain_ms:
-        return []
+    idle = run.plain_ms - run.kernels_ms
     launches = len(graph.launches)
     evidence = (f"the GPU is idle {ms_text(idle)} of the plain call()'s {ms_text(run.plain_ms)} "
                 f"({100 * idle / run.plain_ms:.0f}%): its {launches} launches keep it busy {ms_text(run.kernels_ms)} "
