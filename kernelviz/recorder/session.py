@@ -5,12 +5,13 @@ capture's life does next (stages, timing, findings) is the conductor's (:mod:`ke
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import weakref
 from typing import Any
 
 from ..jiterator import recording as jiterator_calls
-from ..model import Capture, DynamoEvent, GraphRun
+from ..model import Capture, DynamoEvent, Graph, GraphRun, Tuning
 from . import distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
@@ -35,6 +36,7 @@ class Recorder:
         self.compile_ids: set[str] = set()  # dynamo compiles whose graphs this capture saw
         self.warnings: list[str] = []
         self.dynamo: list[DynamoEvent] = []
+        self.tuned: list[tuple[Tuning, str | None]] = []  # what was autotuned in this capture, with its graph's key
         self._config: contextlib.ExitStack | None = None
         self._ident: int | None = None
 
@@ -82,6 +84,10 @@ class Recorder:
 
     def on_regenerated(self, key: str) -> None:
         self.regenerated.add(key)
+
+    def on_tuning(self, tuning: Tuning, key: str | None) -> None:
+        if tuning.tuned or all(t != tuning for t, _ in self.tuned):  # a cache hit said once
+            self.tuned.append((tuning, key))
 
     def knows(self, key: str | None, compile_id: str | None) -> bool:
         return key in self.runs or compile_id in self.compile_ids
@@ -162,10 +168,12 @@ class Recorder:
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.fusions = inductor.fusion_decisions(key)
+            graph.tunings = self._tunings(graph, key)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
             graph._run = run
             capture.graphs.append(graph)
+        capture.tunings = [t for t, key in self.tuned if key is None or key not in self.runs]
         name_cells(capture.graphs, capture.dynamo)
         distributed.resolve_groups(capture.graphs)
         if capture.step is not None and any(g.cache == "compiled" for g in capture.graphs):
@@ -177,6 +185,21 @@ class Recorder:
                 f"; dynamo skipped {len(skipped)} frame{'s' * (len(skipped) > 1)} (reasons in Capture.dynamo)"
                 if skipped else ""))
 
+
+    def _tunings(self, graph: Graph, key: str) -> list[Tuning]:
+        """The graph's tunings: those made in this capture as they were, the others (kept from an earlier compile
+        or run in this process, or stored beside Inductor's cache) marked as not tuned here, saying where from."""
+        here, kept = [t for t, k in self.tuned if k == key], inductor.tunings(key)
+        out = [t if any(t is h for h in here) else dataclasses.replace(t, tuned=False, source=_EARLIER[graph.cache])
+               for t in kept]
+        return out + [t for t in here if not any(t is k for k in kept)]
+
+
+_EARLIER = {  # where a graph's tunings came from, when they were not made in this capture
+    "compiled": "an earlier compile of the same code in this process",
+    "fx_cache_hit": "the compile that filled Inductor's FX graph cache (kernelviz keeps its tunings beside it)",
+    "reused": "the graph's compile earlier in this process (it only ran in this capture)",
+}
 
 _LINES_UNKNOWN = {
     "no graphs": "unknown: compiled before the capture, and the lines recorded for it are not of the code that ran "
