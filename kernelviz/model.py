@@ -529,6 +529,16 @@ class Tuning(Record):
 
 
 @dataclass
+class CudaGraphEvent(Record):
+    """What reduce-overhead did with a graph: recorded it as a CUDA graph, recorded it again, or skipped it."""
+
+    kind: str  # "record", "re-record", "skip"
+    reason: str = ""  # skip: Inductor's words ("mutated inputs (1 instances)"); re-record: its cause
+    location: SourceLocation | None = None  # skip: the user's line Inductor names
+    shapes: str = ""  # record and re-record: the input sizes it was recorded for
+
+
+@dataclass
 class AsRun(Record):
     """A graph's ``call()`` as it runs without kernelviz's instruments: its plain time, the CPU time of
     launching it, and (on a GPU, for a graph not already in CUDA-graph mode) its time as a CUDA-graph replay."""
@@ -549,7 +559,7 @@ class Advice(Record):
     time was computed, what was measured, and what to try."""
 
     rule: str  # "launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
-    #            "latency-bound", "stall", "graph-break", "recompile"
+    #            "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"
     graph: str | None  # the graph's id (None for dynamo's events, which belong to no graph)
     launches: list[int] = field(default_factory=list)  # indices in the graph's launches
     ms: float | None = None  # the time at stake (None where nothing measured gives one)
@@ -618,6 +628,8 @@ class Graph(Record):
     repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
     fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
     tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): what was autotuned for this graph
+    cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why (issue 37): reduce-overhead's records/skips
+    cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
     _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
@@ -718,6 +730,7 @@ class Capture(Document):
     step: StepSplit | None = None  # the captured block profiled (capture(profile=True))
     findings: list[Advice] = field(default_factory=list)  # advice (issue 23): what advice() found last
     tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): tunings outside compiled graphs (user's)
+    cudagraph_pool_bytes: int | None = None  # why (issue 37): memory of reduce-overhead's CUDA-graph pool at the end
     schema_version: int = SCHEMA_VERSION
 
     # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`); never written to JSON

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..model import FusionDecision, Tuning
-from . import autotune, dynamo, fusion, routing, store, traces
+from . import autotune, cudagraphs, dynamo, fusion, routing, store, traces
 from .patches import Patches
 from .store import KernelRecord
 
@@ -268,15 +268,16 @@ def _install_kept() -> Patches:
 
         return wrapper
 
-    def call(original):
-        def wrapper(self, inputs):
+    def running(original, on_call=False):  # the graph's code key in routing.running while ``original`` runs
+        def wrapper(self, *args, **kwargs):
             key = _key_of(self)
             if key is None:
-                return original(self, inputs)
-            routing.safely(_on_call, self, inputs, key)
+                return original(self, *args, **kwargs)
+            if on_call:
+                routing.safely(_on_call, self, args[0], key)
             token = routing.running.set(key)
             try:
-                return original(self, inputs)
+                return original(self, *args, **kwargs)
             finally:
                 routing.running.reset(token)
 
@@ -287,9 +288,11 @@ def _install_kept() -> Patches:
     patches.wrap("torch._inductor.graph", "GraphLowering", "compile_to_module", compile_to_module)
     patches.wrap("torch._inductor.codegen.cpp", "CppScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
-    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)
+    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", lambda f: running(f, on_call=True))
+    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "post_compile", running)
     fusion.install(patches)
     autotune.install(patches)
+    cudagraphs.install(patches)
     return patches
 
 

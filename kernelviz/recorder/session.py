@@ -11,8 +11,8 @@ import weakref
 from typing import Any
 
 from ..jiterator import recording as jiterator_calls
-from ..model import Capture, DynamoEvent, Graph, GraphRun, Tuning
-from . import distributed, inductor, routing, traces
+from ..model import Capture, CudaGraphEvent, DynamoEvent, Graph, GraphRun, Tuning
+from . import cudagraphs, distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
 from .overlay import build_graph
@@ -37,6 +37,7 @@ class Recorder:
         self.warnings: list[str] = []
         self.dynamo: list[DynamoEvent] = []
         self.tuned: list[tuple[Tuning, str | None]] = []  # what was autotuned in this capture, with its graph's key
+        self.cudagraphs: list[tuple[CudaGraphEvent | None, str | None]] = []  # reduce-overhead's (None: a replay)
         self._config: contextlib.ExitStack | None = None
         self._ident: int | None = None
 
@@ -88,6 +89,9 @@ class Recorder:
     def on_tuning(self, tuning: Tuning, key: str | None) -> None:
         if tuning.tuned or all(t != tuning for t, _ in self.tuned):  # a cache hit said once
             self.tuned.append((tuning, key))
+
+    def on_cudagraph(self, event: CudaGraphEvent | None, key: str | None) -> None:
+        self.cudagraphs.append((event, key))
 
     def knows(self, key: str | None, compile_id: str | None) -> bool:
         return key in self.runs or compile_id in self.compile_ids
@@ -169,11 +173,19 @@ class Recorder:
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.fusions = inductor.fusion_decisions(key)
             graph.tunings = self._tunings(graph, key)
+            graph.cudagraphs = [e for e, k in self.cudagraphs if k == key and e is not None]
+            graph.cudagraph_replays = sum(1 for e, k in self.cudagraphs if k == key and e is None)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
             graph._run = run
             capture.graphs.append(graph)
         capture.tunings = [t for t, key in self.tuned if key is None or key not in self.runs]
+        for event, key in self.cudagraphs:
+            if event is not None and key not in self.runs:
+                where = f" ({event.location.file}:{event.location.line})" if event.location else ""
+                capture.warnings.append(f"a CUDA graph was left out ({event.kind}): {event.reason}{where}")
+        if any(e is not None for e, _ in self.cudagraphs):
+            capture.cudagraph_pool_bytes = cudagraphs.pool_bytes()
         name_cells(capture.graphs, capture.dynamo)
         distributed.resolve_groups(capture.graphs)
         if capture.step is not None and any(g.cache == "compiled" for g in capture.graphs):
