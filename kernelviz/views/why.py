@@ -1,0 +1,118 @@
+"""Inductor's choices in words, one rule for every view: each autotuning as a sweep (its title, a bar per candidate,
+the winner marked, the failed with why) and what reduce-overhead did with each graph as CUDA graphs. The text
+summary and the HTML report call these; the panel reads the same from the payload's ``view`` annex."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..advice.graphs import byte_text, ms_texts
+from ..figures import valid
+from ..model import Capture, CudaGraphEvent, Graph, Tuning
+
+KIND_TITLE = {"template": "max-autotune", "configs": "Triton configs", "coordinate-descent": "coordinate descent",
+              "user": "@triton.autotune"}
+
+
+@dataclass
+class SweepBar:
+    """One candidate of a sweep: its time (``share``: of the slowest timed, for the bar), or why it failed."""
+
+    name: str
+    backend: str
+    ms_text: str = ""
+    share: float | None = None
+    winner: bool = False
+    error: str = ""
+    detail: str = ""
+
+
+@dataclass
+class Sweep:
+    """One autotuning as shown: a title, a line saying who won and by how much (or where an earlier result came
+    from), and its candidates fastest first, the failed last."""
+
+    graph: str | None
+    title: str  # "max-autotune · bmm (4x64x128, 4x128x96): 2 candidates"
+    verdict: str  # "mm won: the runner-up triton_mm_13 took 4x as long"; "nothing tuned in this capture: ..."
+    bars: list[SweepBar] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def verdict(tuning: Tuning) -> str:
+    """Who won and by how much; for a result not tuned here, that nothing was, and where it came from."""
+    if not tuning.tuned:
+        won = f" (taken: {tuning.winner})" if tuning.winner else ""
+        return f"nothing tuned in this capture: the result of {tuning.source}{won}"
+    timed = sorted((c for c in tuning.candidates if c.ms is not None and valid(c.ms)), key=lambda c: c.ms)
+    if tuning.winner is None:
+        return "no candidate was timed: none could be taken"
+    runner = next((c for c in timed if c.name != tuning.winner), None)
+    if runner is None or tuning.margin is None:
+        return f"{tuning.winner} taken, the only candidate timed"
+    ratio = tuning.margin + 1
+    longer = (f"{ratio:.3g}x as long" if ratio >= 2 else f"{100 * tuning.margin:.1f}% longer"
+              if tuning.margin >= 0.001 else "as long, within 0.1%")
+    return f"{tuning.winner} won: the runner-up {runner.name} took {longer}"
+
+
+def sweep(tuning: Tuning, graph: str | None) -> Sweep:
+    timed = sorted((c for c in tuning.candidates if c.ms is not None and valid(c.ms)), key=lambda c: c.ms)
+    failed = [c for c in tuning.candidates if c not in timed]
+    texts = ms_texts(*(c.ms for c in timed))
+    top = max((c.ms for c in timed), default=0.0)
+    bars = [SweepBar(c.name, c.backend, text or "", c.ms / top if top > 0 else None, c.name == tuning.winner,
+                     detail=c.detail) for c, text in zip(timed, texts)]
+    bars += [SweepBar(c.name, c.backend, winner=c.name == tuning.winner, error=c.error or "failed", detail=c.detail)
+             for c in failed]
+    shapes = f" ({tuning.shapes})" if tuning.shapes else ""
+    count = f"{len(tuning.candidates)} candidate{'s' * (len(tuning.candidates) != 1)}" + (
+        f", {len(failed)} failed" if failed else "")
+    title = f"{KIND_TITLE.get(tuning.kind, tuning.kind)} · {tuning.op}{shapes}" + (
+        f": {count}" if tuning.candidates else "")
+    return Sweep(graph, title, verdict(tuning), bars)
+
+
+def sweeps(capture: Capture) -> list[Sweep]:
+    """Every tuning of the capture as a sweep: each graph's, then those outside graphs (a user's kernels)."""
+    return [sweep(t, g.id) for g in capture.graphs for t in g.tunings] + [sweep(t, None) for t in capture.tunings]
+
+
+def sweep_lines(s: Sweep, shown: int = 4) -> list[str]:
+    """A sweep in text: its title and verdict, then the first ``shown`` candidates and how many more."""
+    lines = [f"{s.title} — {s.verdict}"]
+    for bar in s.bars[:shown]:
+        mark = "*" if bar.winner else " "
+        lines.append(f"  {mark} {bar.ms_text or 'failed':>10}  {bar.name}" + (f": {bar.error}" if bar.error else ""))
+    if len(s.bars) > shown:
+        lines.append(f"    {len(s.bars) - shown} more (the panel and the report show each)")
+    return lines
+
+
+def _event_line(event: CudaGraphEvent) -> str:
+    where = f" at {event.location.where()}" if event.location else ""
+    code = f" `{event.location.code}`" if event.location and event.location.code else ""
+    if event.kind == "skip":
+        return f"skipped: {event.reason}{where}{code}"
+    shapes = f" for {event.shapes}" if event.shapes else ""
+    return f"recorded{shapes}" if event.kind == "record" else f"re-recorded{shapes}: {event.reason}"
+
+
+def cudagraph_lines(graph: Graph) -> list[str]:
+    """What reduce-overhead did with a graph: ran as a CUDA graph (replays), recorded, re-recorded, skipped."""
+    if not graph.cudagraphs and not graph.cudagraph_replays:
+        return []
+    skipped = any(e.kind == "skip" for e in graph.cudagraphs)
+    replays = f", replayed {graph.cudagraph_replays}x" if graph.cudagraph_replays else ""
+    head = ("CUDA graphs: not run as a CUDA graph" if skipped and not graph.cudagraph_replays
+            else f"CUDA graphs: ran as a CUDA graph{replays}")
+    return [head] + [_event_line(e) for e in graph.cudagraphs]
+
+
+def pool_line(capture: Capture) -> str:
+    """The CUDA-graph pool's memory, where reduce-overhead recorded any."""
+    if capture.cudagraph_pool_bytes is None:
+        return ""
+    return f"CUDA-graph pool: {byte_text(capture.cudagraph_pool_bytes)} held at the end of the capture"
