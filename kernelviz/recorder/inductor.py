@@ -261,7 +261,7 @@ def _install_kept() -> Patches:
     def compile_to_module(original):
         def wrapper(self, *args, **kwargs):
             module = original(self, *args, **kwargs)
-            start, key = _started.pop(self, None), _keys.pop(self, None)
+            start, key = _started.pop(self, None), _keys.get(self)  # the key stays for CompiledFxGraph's init
             if start is not None and key is not None:
                 _remember(_compile_s, key, time.perf_counter() - start)
             return module
@@ -290,6 +290,21 @@ def _install_kept() -> Patches:
     patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", lambda f: running(f, on_call=True))
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "post_compile", running)
+
+    def init_compiled(original):  # it decides on CUDA graphs as it is made: the key of the lowering it is made of
+        def wrapper(self, *args, **kwargs):
+            lowering = kwargs.get("graph", args[1] if len(args) > 1 else None)
+            key = _keys.get(lowering) if lowering is not None else None
+            token = routing.running.set(key) if key is not None else None
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                if token is not None:
+                    routing.running.reset(token)
+
+        return wrapper
+
+    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__init__", init_compiled)
     fusion.install(patches)
     autotune.install(patches)
     cudagraphs.install(patches)

@@ -226,21 +226,19 @@ def sweep_html(s: Sweep) -> str:
     """An autotuning as bars (a bar per timed candidate, as long as its time; the winner marked), the failed
     listed with why."""
     rows = []
-    for bar in s.bars:
+    for bar in (bar for bar in s.bars if not bar.error):
         cls = "kv-sweep-row kv-winner" if bar.winner else "kv-sweep-row"
         tip = f' title="{escape(bar.detail)}"' if bar.detail else ""
-        if bar.error:
-            rows.append(f'<div class="{cls} kv-failed"{tip}><span class="kv-sweep-name">{escape(bar.name)}</span>'
-                        f'<span class="kv-sweep-why">failed: {escape(bar.error)}</span></div>')
-            continue
         width = f"{100 * bar.share:.1f}%" if bar.share is not None else "0"
         mark = " ★ taken" if bar.winner else ""
         rows.append(f'<div class="{cls}"{tip}><span class="kv-sweep-name">{escape(bar.name)}'
                     f'<small> {escape(bar.backend)}</small></span><span class="kv-sweep-track">'
                     f'<span class="kv-sweep-bar" style="width:{width}"></span></span>'
                     f'<span class="kv-sweep-ms">{escape(bar.ms_text)}{mark}</span></div>')
-    return (f'<details class="kv-sweep"{" open" if len(s.bars) <= 8 else ""}><summary>{escape(s.title)} — '
-            f"{escape(s.verdict)}</summary>{''.join(rows)}</details>")
+    rows += [f'<div class="kv-sweep-row kv-failed"><span class="kv-sweep-why">failed ({len(f.names)}: '
+             f"{escape(', '.join(f.names))}): {escape(f.error)}</span></div>" for f in s.failed]
+    return (f'<details class="kv-sweep" open><summary>{escape(s.title)} — {escape(s.verdict)}</summary>'
+            f"{''.join(rows)}</details>")
 
 
 def why_section(graph: Graph) -> str:

@@ -28,14 +28,23 @@ class SweepBar:
 
 
 @dataclass
+class Failed:
+    """The candidates that failed for one reason: their names and that reason."""
+
+    names: list[str]
+    error: str
+
+
+@dataclass
 class Sweep:
     """One autotuning as shown: a title, a line saying who won and by how much (or where an earlier result came
-    from), and its candidates fastest first, the failed last."""
+    from), its candidates fastest first (the failed last), and the failed grouped by their reason."""
 
     graph: str | None
     title: str  # "max-autotune · bmm (4x64x128, 4x128x96): 2 candidates"
     verdict: str  # "mm won: the runner-up triton_mm_13 took 4x as long"; "nothing tuned in this capture: ..."
     bars: list[SweepBar] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -72,7 +81,10 @@ def sweep(tuning: Tuning, graph: str | None) -> Sweep:
         f", {len(failed)} failed" if failed else "")
     title = f"{KIND_TITLE.get(tuning.kind, tuning.kind)} · {tuning.op}{shapes}" + (
         f": {count}" if tuning.candidates else "")
-    return Sweep(graph, title, verdict(tuning), bars)
+    reasons: dict[str, list[str]] = {}
+    for c in failed:
+        reasons.setdefault(c.error or "failed", []).append(c.name)
+    return Sweep(graph, title, verdict(tuning), bars, [Failed(names, error) for error, names in reasons.items()])
 
 
 def sweeps(capture: Capture) -> list[Sweep]:
@@ -83,11 +95,12 @@ def sweeps(capture: Capture) -> list[Sweep]:
 def sweep_lines(s: Sweep, shown: int = 4) -> list[str]:
     """A sweep in text: its title and verdict, then the first ``shown`` candidates and how many more."""
     lines = [f"{s.title} — {s.verdict}"]
-    for bar in s.bars[:shown]:
-        mark = "*" if bar.winner else " "
-        lines.append(f"  {mark} {bar.ms_text or 'failed':>10}  {bar.name}" + (f": {bar.error}" if bar.error else ""))
-    if len(s.bars) > shown:
-        lines.append(f"    {len(s.bars) - shown} more (the panel and the report show each)")
+    timed = [bar for bar in s.bars if not bar.error]
+    for bar in timed[:shown]:
+        lines.append(f"  {'*' if bar.winner else ' '} {bar.ms_text:>10}  {bar.name}")
+    if len(timed) > shown:
+        lines.append(f"    {len(timed) - shown} more timed (the panel and the report show each)")
+    lines += [f"    failed ({len(f.names)}): {f.error}" for f in s.failed]
     return lines
 
 

@@ -30,16 +30,18 @@ function bars(sweep) {
   return svg.node();
 }
 
-/** One sweep: its title, verdict, bars, and the candidates that failed with why. */
+/** One sweep: its title, verdict, bars, and the candidates that failed, grouped by why. */
 function sweepFigure(sweep) {
-  const failed = sweep.bars.filter((b) => b.error);
+  const failed = sweep.failed || [];
+  const count = failed.reduce((n, f) => n + f.names.length, 0);
   return h("figure", { class: "kv-figure kv-sweep" },
     h("figcaption", {}, sweep.title),
     h("div", { class: "kv-hint kv-sweep-verdict" }, sweep.verdict),
     bars(sweep),
-    failed.length ? h("details", { class: "kv-sweep-failed" },
-      h("summary", {}, `${failed.length} failed`),
-      h("ul", {}, ...failed.map((b) => h("li", { title: b.detail || null }, h("code", {}, b.name), `: ${b.error}`))))
+    count ? h("details", { class: "kv-sweep-failed" },
+      h("summary", {}, `${count} failed`),
+      h("ul", {}, ...failed.map((f) => h("li", {}, `${f.error} `, h("span", { class: "kv-hint" },
+        `(${f.names.length}: ${f.names.join(", ")})`)))))
       : null);
 }
 
