@@ -106,10 +106,8 @@ def _shapes(nodes: Any) -> str:
 
 def _on_select(timings: dict, name: str, input_nodes: Any, choices: Any, *_: Any) -> None:
     graph = current_graph()
-    if graph is None:
-        return
     with routing.lock:
-        failed = _failed.pop(graph, {})
+        failed = _failed.pop(graph, {}) if graph is not None else {}
     benchmarked = getattr(_select, "benchmarked", True)
     _select.benchmarked = False
     candidates = [_candidate(c, timings.get(c)) for c in choices]
@@ -117,6 +115,9 @@ def _on_select(timings: dict, name: str, input_nodes: Any, choices: Any, *_: Any
     candidates += [c for name, c in failed.items() if name not in seen]  # failed to precompile: not among choices
     found = tuning("template", str(name), candidates, shapes=_shapes(input_nodes), tuned=benchmarked,
                    source="" if benchmarked else "Inductor's autotune cache (timed by an earlier compile)")
+    if graph is None:  # tuned outside a lowering (deferred): kept with the graph running, if any
+        _ran(found)
+        return
     with routing.lock:
         _lowering.setdefault(graph, []).append(found)
 
