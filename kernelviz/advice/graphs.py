@@ -101,6 +101,11 @@ def _cudagraph_skips(graph: Graph) -> list[Advice]:
             ms = run.plain_ms - run.replay_ms
             how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
                    f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs), per call")
+        elif (run is None and graph.gpu_busy_ms is not None and graph.cudagraph_ms is not None
+              and graph.cudagraph_ms < graph.gpu_busy_ms):  # timed in CUDA-graph mode: call() end to end, replayed
+            ms = graph.gpu_busy_ms - graph.cudagraph_ms
+            how = (f"measured: call() end to end {ms_text(graph.gpu_busy_ms)} − call() replayed as a CUDA graph "
+                   f"{ms_text(graph.cudagraph_ms)} (CUDA events), per call")
         else:
             ms = None
             how = ("not measured: " + (f"the replay took {ms_text(run.replay_ms)}, no less than the plain call()"

@@ -91,7 +91,8 @@ class Recorder:
             self.tuned.append((tuning, key))
 
     def on_cudagraph(self, event: CudaGraphEvent | None, key: str | None) -> None:
-        self.cudagraphs.append((event, key))
+        if event is None or event.kind != "skip" or (event, key) not in self.cudagraphs:  # a skip told once
+            self.cudagraphs.append((event, key))
 
     def knows(self, key: str | None, compile_id: str | None) -> bool:
         return key in self.runs or compile_id in self.compile_ids
@@ -184,7 +185,7 @@ class Recorder:
             if event is not None and key not in self.runs:
                 where = f" ({event.location.file}:{event.location.line})" if event.location else ""
                 capture.warnings.append(f"a CUDA graph was left out ({event.kind}): {event.reason}{where}")
-        if any(e is not None for e, _ in self.cudagraphs):
+        if any(e is None or e.kind != "skip" for e, _ in self.cudagraphs):  # recorded or replayed: the pool
             capture.cudagraph_pool_bytes = cudagraphs.pool_bytes()
         name_cells(capture.graphs, capture.dynamo)
         distributed.resolve_groups(capture.graphs)
