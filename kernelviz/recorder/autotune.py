@@ -36,6 +36,7 @@ _lowering: weakref.WeakKeyDictionary[Any, list[Tuning]] = weakref.WeakKeyDiction
 _failed: weakref.WeakKeyDictionary[Any, dict[str, TuneCandidate]] = weakref.WeakKeyDictionary()  # its failed choices
 _at_run: OrderedDict[str, list[Tuning]] = OrderedDict()  # code key -> tunings made as that graph ran
 _select = threading.local()  # .benchmarked: whether the select in progress benchmarked (else its timings were cached)
+_sees_benchmarks = False  # whether AlgorithmSelectorCache.autotune is hooked (else every select counts as tuned)
 
 
 def take(graph: Any) -> list[Tuning]:
@@ -108,7 +109,7 @@ def _on_select(timings: dict, name: str, input_nodes: Any, choices: Any, *_: Any
     graph = current_graph()
     with routing.lock:
         failed = _failed.pop(graph, {}) if graph is not None else {}
-    benchmarked = getattr(_select, "benchmarked", True)
+    benchmarked = getattr(_select, "benchmarked", False) or not _sees_benchmarks
     _select.benchmarked = False
     candidates = [_candidate(c, timings.get(c)) for c in choices]
     seen = {c.name for c in candidates}
@@ -172,7 +173,8 @@ def _install_select(patches: Patches) -> None:
     cache = select_algorithm.get_algorithm_selector_cache()
     patches.on_undo(lambda: _remove(getattr(cache, "feedback_saver_fns", []), saver))
     patches.wrap("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_choice", benchmark_choice)
-    patches.wrap("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "autotune", autotune)
+    global _sees_benchmarks
+    _sees_benchmarks = patches.wrap("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "autotune", autotune)
     handler = _FailureLog(logging.WARNING)
     logger = logging.getLogger("torch._inductor.select_algorithm")
     logger.addHandler(handler)

@@ -13,7 +13,7 @@ from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import WHOLE, split_line
 from .rules import dynamic_sizes, launch_kind
-from .why import cudagraph_lines, pool_line, sweep, sweep_lines
+from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lines
 
 
 def plural(n: int, word: str) -> str:
@@ -216,8 +216,6 @@ def summary(capture: Capture, width: int | None = None) -> str:
             lines += _wrapped(line, width, "  ", "    ")
         for line in cudagraph_lines(graph):
             lines += _wrapped(line, width, "  ", "    ")
-        for tuning in graph.tunings:
-            lines += [f"  autotuned: {line}" if i == 0 else f"  {line}"
-                      for i, line in enumerate(sweep_lines(sweep(tuning, graph.id)))]
+        lines += [f"  {line}" for line in graph_sweep_lines(graph)]
         lines += launch_rows(graph, width)
     return "\n".join(lines)

@@ -61,6 +61,8 @@ def verdict(tuning: Tuning) -> str:
     runner = next((c for c in timed if c.name != tuning.winner), None)
     if runner is None or tuning.margin is None:
         return f"{tuning.winner} taken, the only candidate timed"
+    if tuning.margin < 0:  # the tuner's pick (coordinate descent keeps a step only past its threshold)
+        return f"{tuning.winner} taken by the tuner; {runner.name} timed {100 * -tuning.margin:.1f}% less"
     ratio = tuning.margin + 1
     longer = (f"{ratio:.3g}x as long" if ratio >= 2 else f"{100 * tuning.margin:.1f}% longer"
               if tuning.margin >= 0.001 else "as long, within 0.1%")
@@ -102,6 +104,20 @@ def sweep_lines(s: Sweep, shown: int = 4) -> list[str]:
         lines.append(f"    {len(timed) - shown} more timed (the panel and the report show each)")
     lines += [f"    failed ({len(f.names)}): {f.error}" for f in s.failed]
     return lines
+
+
+TEXT_SWEEPS = 3  # a graph's tunings in the text summary (max-autotune's first); the rest as "N more"
+
+
+def graph_sweep_lines(graph: Graph) -> list[str]:
+    """A graph's tunings in the text summary: the first few (max-autotune's first), then how many more."""
+    ordered = sorted(graph.tunings, key=lambda t: t.kind != "template")
+    lines = []
+    for tuning in ordered[:TEXT_SWEEPS]:
+        first, *rest = sweep_lines(sweep(tuning, graph.id))
+        lines += [f"autotuned: {first}", *rest]
+    more = len(ordered) - TEXT_SWEEPS
+    return lines + ([f"autotuned: {more} more (the panel's Why tab and the report show each)"] if more > 0 else [])
 
 
 def _event_line(event: CudaGraphEvent) -> str:
