@@ -533,7 +533,8 @@ class CudaGraphEvent(Record):
     """What reduce-overhead did with a graph: recorded it as a CUDA graph, recorded it again, or skipped it."""
 
     kind: str  # "record", "re-record", "skip"
-    reason: str = ""  # skip: Inductor's words ("mutated inputs (1 instances)"); re-record: its cause
+    reason: str = ""  # skip: Inductor's words ("mutated inputs (1 instances)"); re-record: its cause; record:
+    #                   which partition of the graph ("partition 2"), where it has several
     location: SourceLocation | None = None  # skip: the user's line Inductor names
     shapes: str = ""  # record and re-record: the input sizes it was recorded for
 

@@ -18,6 +18,7 @@ from kernelviz.advice import advise
 from kernelviz.model import AsRun, Capture, CudaGraphEvent, Graph
 from kernelviz.recorder.cudagraphs import skip_event
 from kernelviz.views.payload import payload
+from kernelviz.views.why import cudagraph_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -144,3 +145,45 @@ def test_a_cudagraph_skip_is_an_event_and_a_finding():
     graph.cudagraphs.append(CudaGraphEvent("re-record", "new input sizes (8x4 recorded before)", shapes="16x4"))
     text = str(cap)
     assert "CUDA graphs: not run as a CUDA graph" in text and "re-recorded for 16x4: new input sizes" in text
+
+
+class _Seen:
+    """A recorder that keeps reduce-overhead's events told to it."""
+
+    def __init__(self):
+        self.events = []
+
+    def on_cudagraph(self, event, key):
+        self.events.append(event)
+
+
+def test_recordings_tell_partitions_and_the_cause_of_each_re_record():
+    """What the CUDA-graph trees' hooks tell for three runs of one graph of two partitions: sizes 8, 8 again after
+    a failed invariant, then 16 (the hooks called as Inductor calls them, in a graph's call())."""
+    from types import SimpleNamespace
+
+    from kernelviz.recorder import cudagraphs, routing
+
+    seen = _Seen()
+    ident = routing.add(seen)
+    try:
+        for n, status in ((8, None), (8, "static input data pointer changed"), (16, None)):
+            if status:
+                cudagraphs._on_status(SimpleNamespace(name="StaticInputIdxMismatch"), lambda s=status: s)
+            running, call = routing.running.set("graph-of-two-partitions"), routing.call.set(object())
+            try:
+                cudagraphs._on_record([torch.empty(n, 4), 3])
+                cudagraphs._on_record([torch.empty(n, 2)])
+            finally:
+                routing.running.reset(running)
+                routing.call.reset(call)
+    finally:
+        routing.remove(seen, ident)
+    assert [(e.kind, e.reason, e.shapes) for e in seen.events] == [
+        ("record", "", "8x4"), ("record", "partition 2", "8x2"),
+        ("re-record", "static input data pointer changed", "8x4"), ("record", "partition 2", "8x2"),
+        ("re-record", "new input sizes (8x4 recorded before)", "16x4"), ("record", "partition 2", "16x2")]
+    graph = Graph("0_inference", "inference", "cuda", "", cudagraphs=seen.events[:3], cudagraph_replays=4)
+    assert cudagraph_lines(graph) == ["CUDA graphs: ran as a CUDA graph, replayed 4x", "recorded for 8x4",
+                                      "recorded (partition 2) for 8x2",
+                                      "re-recorded for 8x4: static input data pointer changed"]

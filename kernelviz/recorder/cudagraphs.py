@@ -21,6 +21,7 @@ from .patches import Patches
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)')
 _MAX_KEPT = 512
 _shapes_seen: OrderedDict[str, set[str]] = OrderedDict()  # code key -> input sizes recorded in this process
+_last_call: OrderedDict[str, tuple[object, int]] = OrderedDict()  # code key -> (its call() that recorded last, count)
 _status = threading.local()  # .last: why the last recorded graph's invariants failed in this thread
 
 
@@ -47,9 +48,28 @@ def _sizes(inputs: Any) -> str:
     return ", ".join("x".join(map(str, x.shape)) or "scalar" for x in inputs or () if hasattr(x, "shape"))
 
 
+def _partition(key: str | None) -> int:
+    """Which recording of this run of the graph's call() this is: 0, then 1, 2, ... for its further partitions."""
+    call = routing.call.get()
+    if key is None or call is None:
+        return 0
+    with routing.lock:
+        last, count = _last_call.get(key, (None, -1))
+        index = count + 1 if last is call else 0
+        _last_call[key] = (call, index)
+        _last_call.move_to_end(key)
+        while len(_last_call) > _MAX_KEPT:
+            _last_call.popitem(last=False)
+    return index
+
+
 def _on_record(inputs: Any) -> None:
     key, shapes = routing.running.get(), _sizes(inputs)
     last, _status.last = getattr(_status, "last", None), None
+    index = _partition(key)
+    if index:  # a further partition of the same call(): each is a CUDA graph of its own
+        _tell(CudaGraphEvent("record", f"partition {index + 1}", None, shapes))
+        return
     with routing.lock:
         seen = _shapes_seen.setdefault(key, set()) if key is not None else set()
         earlier = set(seen)

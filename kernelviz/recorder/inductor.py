@@ -275,11 +275,13 @@ def _install_kept() -> Patches:
                 return original(self, *args, **kwargs)
             if on_call:
                 routing.safely(_on_call, self, args[0], key)
-            token = routing.running.set(key)
+            token, call = routing.running.set(key), routing.call.set(object()) if on_call else None
             try:
                 return original(self, *args, **kwargs)
             finally:
                 routing.running.reset(token)
+                if call is not None:
+                    routing.call.reset(call)
 
         return wrapper
 

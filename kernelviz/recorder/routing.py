@@ -36,6 +36,8 @@ class Recorder(Protocol):
 lock = threading.RLock()
 running: contextvars.ContextVar[str | None] = contextvars.ContextVar("kernelviz_running", default=None)
 """The code key of the compiled graph whose ``call()`` runs in this context (what its Triton kernels tune for)."""
+call: contextvars.ContextVar[object | None] = contextvars.ContextVar("kernelviz_call", default=None)
+"""One object per run of a compiled graph's ``call()`` in this context (what tells its partitions apart)."""
 _by_thread: dict[int, list[Recorder]] = {}  # thread ident -> captures entered there, outermost first
 _UNATTRIBUTED = ("a graph was compiled or ran in a thread that torch started while captures were open in several "
                  "threads: it was left out of all of them")

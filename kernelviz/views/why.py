@@ -126,7 +126,9 @@ def _event_line(event: CudaGraphEvent) -> str:
     if event.kind == "skip":
         return f"skipped: {event.reason}{where}{code}"
     shapes = f" for {event.shapes}" if event.shapes else ""
-    return f"recorded{shapes}" if event.kind == "record" else f"re-recorded{shapes}: {event.reason}"
+    if event.kind == "record":
+        return f"recorded{f' ({event.reason})' if event.reason else ''}{shapes}"
+    return f"re-recorded{shapes}: {event.reason}"
 
 
 def cudagraph_lines(graph: Graph) -> list[str]:
