@@ -231,9 +231,9 @@ def sweep_html(s: Sweep) -> str:
         tip = f' title="{escape(bar.detail)}"' if bar.detail else ""
         width = f"{100 * bar.share:.1f}%" if bar.share is not None else "0"
         mark = " ★ taken" if bar.winner else ""
-        rows.append(f'<div class="{cls}"{tip}><span class="kv-sweep-name">{escape(bar.name)}'
-                    f'<small> {escape(bar.backend)}</small></span><span class="kv-sweep-track">'
-                    f'<span class="kv-sweep-bar" style="width:{width}"></span></span>'
+        backend = f"<small> {escape(bar.backend)}</small>" if bar.backend != "config" else ""  # a config says it
+        rows.append(f'<div class="{cls}"{tip}><span class="kv-sweep-name">{escape(bar.name)}{backend}</span>'
+                    f'<span class="kv-sweep-track"><span class="kv-sweep-bar" style="width:{width}"></span></span>'
                     f'<span class="kv-sweep-ms">{escape(bar.ms_text)}{mark}</span></div>')
     rows += [f'<div class="kv-sweep-row kv-failed"><span class="kv-sweep-why">failed ({len(f.names)}: '
              f"{escape(', '.join(f.names))}): {escape(f.error)}</span></div>" for f in s.failed]
