@@ -204,7 +204,7 @@ def config_text(config: Any) -> str:
 def _ran(found: Tuning) -> None:
     """A tuning made as code ran: kept with the running graph, and told to the captures."""
     key = routing.running.get()
-    if key is not None:
+    if key is not None and found.tuned:  # a cache hit is told, not kept (it comes at every launch)
         with routing.lock:
             _at_run.setdefault(key, []).append(found)
             _at_run.move_to_end(key)
@@ -251,7 +251,7 @@ def _on_user(autotuner: Any, before: Any) -> None:
                                     "a compile error: Triton does not keep which)") for c, ms in timings.items()]
         best = getattr(autotuner, "best_config", None)
         _ran(tuning("user", name, candidates, winner=config_text(best) if best is not None else None))
-    elif len(getattr(autotuner, "configs", ())) > 1:
+    elif len(getattr(autotuner, "configs", ())) > 1 and routing.targets():  # a cache hit, told to a capture
         best = getattr(autotuner, "best_config", None)
         _ran(Tuning("user", name, winner=config_text(best) if best is not None else None, tuned=False,
                     source="Triton's autotune cache for this kernel (tuned earlier in this process, or on disk)"))
