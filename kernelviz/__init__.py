@@ -99,3 +99,20 @@ def load_ipython_extension(ipython) -> None:
     from .magic import register
 
     register(ipython)
+
+
+def _keep_why() -> None:
+    """With torch already imported, graphs compiled from now on keep their why (kernel metadata, fusion decisions,
+    autotuning) for a capture that only runs them later (see :func:`kernelviz.recorder.inductor.keep_why`)."""
+    if "torch" in sys.modules:
+        import warnings
+
+        try:
+            from .recorder.inductor import keep_why
+
+            keep_why()
+        except Exception as exc:  # noqa: BLE001 - kernelviz imports without them; a capture installs them again
+            warnings.warn(f"kernelviz could not hook Inductor at import: {type(exc).__name__}: {exc}", stacklevel=2)
+
+
+_keep_why()

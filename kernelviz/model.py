@@ -502,6 +502,44 @@ class FusionDecision(Record):
 
 
 @dataclass
+class TuneCandidate(Record):
+    """One candidate an autotuning benchmarked (or could not)."""
+
+    name: str  # "triton_mm_13", "mm" (the extern call), "cpp_CppMicroGemmFP32Vec_0", a config "XBLOCK=64, num_warps=4"
+    backend: str = ""  # "extern", "triton", "cpp", "config" (a Triton kernel's launch configuration)
+    ms: float | None = None  # its benchmarked time (None where it failed)
+    error: str | None = None  # why it was not timed, in the tuner's words (e.g. out of shared memory)
+    detail: str = ""  # its parameters where the name does not say them (BLOCK_M=64, num_stages=3, ...)
+
+
+@dataclass
+class Tuning(Record):
+    """One autotuned choice: the candidates benchmarked for it and the one taken (the fastest)."""
+
+    kind: str  # "template" (max-autotune: templates against the extern call), "configs" (a generated Triton
+    #            kernel's configs), "coordinate-descent" (Inductor's steps from the best config), "user" (a
+    #            user's @triton.autotune kernel)
+    op: str  # what was tuned: "mm", "bmm", "convolution", a kernel's name
+    shapes: str = ""  # the inputs' sizes, e.g. "4x64x128, 4x128x96"
+    candidates: list[TuneCandidate] = field(default_factory=list)
+    winner: str | None = None  # the candidate taken
+    margin: float | None = None  # how much slower the runner-up is: runner-up ms / winner ms - 1
+    tuned: bool = True  # benchmarked in this capture; False: the result of an earlier tuning (see ``source``)
+    source: str = ""  # where an earlier result came from (Inductor's autotune cache, a compile earlier, ...)
+
+
+@dataclass
+class CudaGraphEvent(Record):
+    """What reduce-overhead did with a graph: recorded it as a CUDA graph, recorded it again, or skipped it."""
+
+    kind: str  # "record", "re-record", "skip"
+    reason: str = ""  # skip: Inductor's words ("mutated inputs (1 instances)"); re-record: its cause; record:
+    #                   which partition of the graph ("partition 2"), where it has several
+    location: SourceLocation | None = None  # skip: the user's line Inductor names
+    shapes: str = ""  # record and re-record: the input sizes it was recorded for
+
+
+@dataclass
 class AsRun(Record):
     """A graph's ``call()`` as it runs without kernelviz's instruments: its plain time, the CPU time of
     launching it, and (on a GPU, for a graph not already in CUDA-graph mode) its time as a CUDA-graph replay."""
@@ -522,7 +560,7 @@ class Advice(Record):
     time was computed, what was measured, and what to try."""
 
     rule: str  # "launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
-    #            "latency-bound", "stall", "graph-break", "recompile"
+    #            "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"
     graph: str | None  # the graph's id (None for dynamo's events, which belong to no graph)
     launches: list[int] = field(default_factory=list)  # indices in the graph's launches
     ms: float | None = None  # the time at stake (None where nothing measured gives one)
@@ -590,6 +628,9 @@ class Graph(Record):
     warnings: list[str] = field(default_factory=list)
     repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
     fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
+    tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): what was autotuned for this graph
+    cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why (issue 37): reduce-overhead's records/skips
+    cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
     _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
@@ -689,6 +730,8 @@ class Capture(Document):
     backend: str | None = None  # the default group's backend: "nccl", "gloo"
     step: StepSplit | None = None  # the captured block profiled (capture(profile=True))
     findings: list[Advice] = field(default_factory=list)  # advice (issue 23): what advice() found last
+    tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): tunings outside compiled graphs (user's)
+    cudagraph_pool_bytes: int | None = None  # why (issue 37): memory of reduce-overhead's CUDA-graph pool at the end
     schema_version: int = SCHEMA_VERSION
 
     # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`); never written to JSON

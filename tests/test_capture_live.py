@@ -149,9 +149,15 @@ def test_fresh_compile_turns_the_fx_graph_cache_off():
 
 
 def test_graph_compiled_before_the_capture_without_kernelviz_says_so():
+    from kernelviz.recorder import inductor
+
     x, _, _ = _inputs()
     fn = torch.compile(_unique_fn())
-    fn(x)  # compiled outside any capture: nothing was recorded or stored
+    inductor._forget_why()  # as before kernelviz was imported: nothing is recorded or stored
+    try:
+        fn(x)
+    finally:
+        inductor.keep_why()
     with kernelviz.capture() as cap:
         fn(x)
     (graph,) = cap.graphs
@@ -159,6 +165,18 @@ def test_graph_compiled_before_the_capture_without_kernelviz_says_so():
     assert graph.kernels[0].metadata_from == "none"
     (warning,) = graph.warnings
     assert warning.startswith("compiled before the capture started, outside a capture: ")
+
+
+def test_graph_compiled_before_the_capture_with_kernelviz_imported_keeps_its_metadata():
+    x, _, _ = _inputs()
+    fn = torch.compile(_unique_fn())
+    fn(x)  # compiled outside any capture, kernelviz imported: its hooks read the compile
+    with kernelviz.capture() as cap:
+        fn(x)
+    (graph,) = cap.graphs
+    assert (graph.cache, graph.compile_s, graph.calls) == ("reused", None, 1)
+    assert graph.kernels[0].metadata_from == "inductor" and graph.kernels[0].original_aten
+    assert graph.warnings == []
 
 
 def test_exception_propagates_and_partial_capture_is_kept():

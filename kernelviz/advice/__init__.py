@@ -14,7 +14,7 @@ from .dynamo import dynamo_findings
 from .graphs import graph_findings
 from .kernels import kernel_findings
 
-RULES = ("launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
+RULES = ("launch-bound", "wrapper-overhead", "cudagraph-skip", "refused-fusion", "spills", "occupancy", "memory-bound",
          "latency-bound", "stall", "graph-break", "recompile", "skip")
 
 

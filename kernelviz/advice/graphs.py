@@ -1,4 +1,5 @@
-"""Rules over a whole graph: launch-bound (GPU), wrapper overhead (CPU), fusions Inductor refused."""
+"""Rules over a whole graph: launch-bound (GPU), wrapper overhead (CPU), fusions Inductor refused, CUDA graphs that
+reduce-overhead skipped."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def waits_on_cpu(run: AsRun) -> bool:
 
 
 def graph_findings(graph: Graph) -> list[Advice]:
-    return [*_launch_bound(graph), *_wrapper_overhead(graph), *_refused_fusions(graph)]
+    skips = _cudagraph_skips(graph)  # a skipped CUDA graph stands for the launch-bound finding: its cause, same saving
+    return [*(skips or _launch_bound(graph)), *_wrapper_overhead(graph), *_refused_fusions(graph)]
 
 
 def _launch_bound(graph: Graph) -> list[Advice]:
@@ -71,6 +73,52 @@ def _launch_bound(graph: Graph) -> list[Advice]:
         how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
                f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
     return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, how)]
+
+
+_SKIP_REMEDY = {  # Inductor's skip reason (start) -> what lets the graph run as a CUDA graph
+    "mutated inputs": "do not mutate an input in place inside the compiled function (return the new value, or "
+                      "mutate a buffer of the module: those are kept in the CUDA graph)",
+    "cpu device": "keep every tensor of the graph on the GPU (a CPU tensor or op keeps it out of a CUDA graph)",
+    "non gpu ops": "keep every tensor of the graph on the GPU (a CPU tensor or op keeps it out of a CUDA graph)",
+    "incompatible op": "move the op Inductor names out of the compiled function, or find one CUDA graphs allow",
+    "dynamic shape": "keep the shapes static (or torch._inductor.config.triton.cudagraph_skip_dynamic_graphs=False "
+                     "to record one graph per size)",
+    "function": "the graph was recorded again too often: keep its inputs' addresses and shapes stable "
+                "(torch.compiler.cudagraph_mark_step_begin() between steps)",
+}
+
+
+def _cudagraph_skips(graph: Graph) -> list[Advice]:
+    """Each CUDA-graph skip of reduce-overhead, with the time a replay would save where both were timed (on the
+    first skip of a graph only)."""
+    run = graph.as_run
+    found = []
+    for event in graph.cudagraphs:
+        if event.kind != "skip":
+            continue
+        where = f" at {event.location.file}:{event.location.line} ({event.location.code})" if event.location else ""
+        evidence = f"reduce-overhead ran this graph without a CUDA graph: {event.reason}{where}"
+        suggestion = next((w for start, w in _SKIP_REMEDY.items() if event.reason.startswith(start)),
+                          "remove what Inductor names as the reason")
+        if found and found[0].ms is not None:  # one replay for the whole graph: its saving counted once
+            ms, how = None, f"counted on the graph's first skip ({ms_text(found[0].ms)}): one CUDA graph replays all"
+        elif run is not None and run.replay_ms is not None and run.replay_ms < run.plain_ms:
+            ms = run.plain_ms - run.replay_ms
+            how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
+                   f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs), per call")
+        elif (run is None and graph.gpu_busy_ms is not None and graph.cudagraph_ms is not None
+              and graph.cudagraph_ms < graph.gpu_busy_ms):  # timed in CUDA-graph mode: call() end to end, replayed
+            ms = graph.gpu_busy_ms - graph.cudagraph_ms
+            how = (f"measured: call() end to end {ms_text(graph.gpu_busy_ms)} − call() replayed as a CUDA graph "
+                   f"{ms_text(graph.cudagraph_ms)} (CUDA events), per call")
+        else:
+            ms = None
+            how = ("not measured: " + (f"the replay took {ms_text(run.replay_ms)}, no less than the plain call()"
+                                       if run is not None and run.replay_ms is not None
+                                       else (run.note if run is not None and run.note else "the graph was not "
+                                             "timed (cap.bench() times it plain and replayed)")))
+        found.append(Advice("cudagraph-skip", graph.id, [], ms, evidence, suggestion, how))
+    return found
 
 
 def _wrapper_overhead(graph: Graph) -> list[Advice]:

@@ -10,6 +10,7 @@ by the kernels they ended in (the ``ops`` of each ``define_kernel`` record).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from ..model import FusionDecision
@@ -27,10 +28,11 @@ class _Pending:
         self.decisions: list[tuple[list[str], list[str], FusionDecision]] = []
 
 
-_pending: dict[int, _Pending] = {}  # id(GraphLowering) -> its decisions
+_pending: weakref.WeakKeyDictionary[Any, _Pending] = weakref.WeakKeyDictionary()  # GraphLowering -> its decisions
 
 
-def _graph() -> Any:
+def current_graph() -> Any:
+    """The GraphLowering Inductor is lowering in this thread, if any."""
     from torch._inductor.virtualized import V
 
     try:
@@ -67,11 +69,12 @@ def _bytes_between(first: list[Any], second: list[Any]) -> int | None:
 
 
 def _record(name1: str, name2: str, fused: bool, reason: str) -> None:
-    graph = _graph()
+    graph = current_graph()
     scheduler = getattr(graph, "scheduler", None)
-    if graph is None or scheduler is None or not routing.targets():
+    if graph is None or scheduler is None:
         return
-    pending = _pending.setdefault(id(graph), _Pending())
+    with routing.lock:
+        pending = _pending.setdefault(graph, _Pending())
     key = (name1, name2, fused, reason)
     if key in pending.seen or len(pending.decisions) >= MAX_DECISIONS:
         return
@@ -88,17 +91,14 @@ def _record(name1: str, name2: str, fused: bool, reason: str) -> None:
 def take(graph: Any, kernels: dict[str, str]) -> list[FusionDecision]:
     """The decisions made for ``graph`` (a GraphLowering), in order, each side named by the kernel its ops
     ended in (``kernels``: op name -> kernel name)."""
-    pending = _pending.pop(id(graph), None)
+    with routing.lock:
+        pending = _pending.pop(graph, None)
     out = []
     for ops1, ops2, decision in pending.decisions if pending else []:
         decision.first_kernel = next((kernels[o] for o in ops1 if o in kernels), None)
         decision.second_kernel = next((kernels[o] for o in ops2 if o in kernels), None)
         out.append(decision)
     return out
-
-
-def clear() -> None:
-    _pending.clear()
 
 
 def install(patches: Patches) -> None:

@@ -8,18 +8,24 @@ where Inductor generates code, so it is kept by the hash of the module's code, i
 cache in a new process, still finds it. An FX-graph-cache entry whose metadata is nowhere (the
 cache was filled without kernelviz) is passed over at lookup, so Inductor generates that graph's
 code again (and rewrites an equivalent entry); nothing else is recompiled and dynamo is never reset.
+
+The hooks that read a compile (its kernels' metadata, fusion decisions and autotuning) and that see a graph run
+stay for the rest of the process once kernelviz is imported beside torch or a first capture starts
+(:func:`keep_why`), so a graph compiled before a capture and only run inside it keeps its why, as a fresh compile
+does; they are undone when the interpreter exits. The hooks only a capture needs come and go with captures.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import time
 import weakref
 from collections import OrderedDict
 from typing import Any
 
-from ..model import FusionDecision
-from . import dynamo, fusion, routing, store, traces
+from ..model import FusionDecision, Tuning
+from . import autotune, cudagraphs, dynamo, fusion, routing, store, traces
 from .patches import Patches
 from .store import KernelRecord
 
@@ -29,14 +35,17 @@ def code_key(code: str) -> str:
 
 
 _MAX_REMEMBERED = 512
-_patches: Patches | None = None
-_pending: dict[int, list[KernelRecord]] = {}  # id(GraphLowering) -> records, until its code is known
-_started: dict[int, float] = {}  # id(GraphLowering) -> when lowering began
-_keys: dict[int, str] = {}  # id(GraphLowering) -> code_key, once its code is known
-_call_keys: dict[int, tuple[Any, str]] = {}  # id(CompiledFxGraph) -> (weakref to it, code_key)
+_kept: Patches | None = None  # the hooks that read compiles and runs: for the rest of the process
+_patches: Patches | None = None  # the hooks only captures need: while any is open
+# per GraphLowering (weak keys: a lowering's state goes with it)
+_pending: weakref.WeakKeyDictionary[Any, list[KernelRecord]] = weakref.WeakKeyDictionary()  # records, until code
+_started: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # when lowering began
+_keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()  # code_key, once its code is known
+_call_keys: dict[int, tuple[Any, str]] = {}  # id(CompiledFxGraph) -> (weakref to it, code_key), gone with it
 _metadata: OrderedDict[str, list[KernelRecord]] = OrderedDict()  # code_key -> records
 _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from lowering to loaded module
 _fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
+_tunings: OrderedDict[str, list[Tuning]] = OrderedDict()  # code_key -> what was autotuned while lowering it
 
 
 def _remembered(table: OrderedDict, key: str, load) -> Any:
@@ -62,48 +71,60 @@ def fusion_decisions(key: str) -> list[FusionDecision]:
     return _remembered(_fusions, key, store.load_fusions) or []
 
 
+def tunings(key: str) -> list[Tuning]:
+    """What was autotuned for the module with this code key: while lowering it (from a compile seen in this process,
+    else from the store), then as it ran in this process."""
+    return [*(_remembered(_tunings, key, store.load_tunings) or []), *autotune.at_run(key)]
+
+
 def compile_seconds(key: str) -> float | None:
     """Seconds from the start of lowering to the loaded module, if it was compiled in this process."""
     return _compile_s.get(key)
 
 
+def keep_why() -> list[str]:
+    """Install, once for the process, the hooks that read what Inductor compiles (kernel metadata, fusion decisions,
+    autotuning) and which graph runs; returns the hooks this torch lacks. Undone at the interpreter's exit."""
+    global _kept
+    with routing.lock:
+        if _kept is None:
+            _kept = _install_kept()
+            atexit.register(_forget_why)
+        return list(_kept.skipped)
+
+
+def _forget_why() -> None:
+    global _kept
+    with routing.lock:
+        if _kept is not None:
+            _kept.undo()
+            _kept = None
+
+
 def attach(recorder: routing.Recorder) -> tuple[int, list[str]]:
-    """Start feeding ``recorder`` (for the calling thread); install the hooks if it is the first.
+    """Start feeding ``recorder`` (for the calling thread); install the capture's hooks if it is the first.
     Returns the thread's ident and the hooks this torch lacks."""
     global _patches
+    kept_skipped = keep_why()
     with routing.lock:
         if _patches is None:
             _patches = _install()
-        return routing.add(recorder), list(_patches.skipped)
+        return routing.add(recorder), kept_skipped + list(_patches.skipped)
 
 
 def detach(recorder: routing.Recorder, ident: int) -> None:
-    """Stop feeding ``recorder``; remove every hook when no capture is left in any thread."""
+    """Stop feeding ``recorder``; remove the capture's hooks when no capture is left in any thread."""
     global _patches
     with routing.lock:
         if routing.remove(recorder, ident) and _patches is not None:
             _patches.undo()
             _patches = None
-            _pending.clear()
-            _started.clear()
-            _keys.clear()
-            _call_keys.clear()
-            fusion.clear()
-
-
-def _current_graph() -> Any:
-    from torch._inductor.virtualized import V
-
-    try:
-        return V.graph
-    except (AssertionError, AttributeError):
-        return None
 
 
 def _record_kernel(name: str, nodes: Any) -> None:
     from torch._inductor.utils import aggregate_origins, get_kernel_metadata
 
-    graph = _current_graph()
+    graph = fusion.current_graph()
     if graph is None or not isinstance(nodes, (list, tuple)):
         return
     flat = [n for node in nodes if hasattr(node, "get_nodes") for n in node.get_nodes()]
@@ -113,7 +134,7 @@ def _record_kernel(name: str, nodes: Any) -> None:
     record = KernelRecord(name, metadata, detail, stacks, [sources.names(t) for t in stacks],
                           [n.get_name() for n in flat])
     with routing.lock:
-        _pending.setdefault(id(graph), []).append(record)
+        _pending.setdefault(graph, []).append(record)
 
 
 def _remember(table: OrderedDict, key: str, value) -> None:
@@ -126,36 +147,48 @@ def _remember(table: OrderedDict, key: str, value) -> None:
 def _on_code(code: str) -> None:
     """The module's code, on a miss (lowered here: its kernels' records are complete) or a hit."""
     key = code_key(code)
-    graph = _current_graph()
-    compiled = graph is not None and id(graph) in _started
-    for recorder in routing.targets(key):
+    graph = fusion.current_graph()
+    compiled = graph is not None and graph in _started
+    targets = routing.targets(key)
+    for recorder in targets:
         recorder.on_code(code, key, "compiled" if compiled else "fx_cache_hit")
     if not compiled:
         return
     with routing.lock:
-        _keys[id(graph)] = key
-        records = _pending.pop(id(graph), [])
+        _keys[graph] = key
+        records = _pending.pop(graph, [])
     decisions = fusion.take(graph, {op: r.name for r in records for op in r.ops})
+    tuned = autotune.take(graph)
     _remember(_metadata, key, records)
     _remember(_fusions, key, decisions)
+    _remember(_tunings, key, tuned)
+    for recorder in targets:
+        for found in tuned:
+            recorder.on_tuning(found, key)
     try:
-        store.save(key, records, decisions)
+        store.save(key, records, decisions, tuned)
     except OSError as exc:
         for recorder in routing.targets(key):
             recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
                           "a later cache hit of the same graph regenerates its code")
 
 
-def _on_call(compiled: Any, inputs: Any) -> None:
-    entry = _call_keys.get(id(compiled))
+def _key_of(compiled: Any) -> str | None:
+    """The code key of a compiled module (kept while it lives)."""
+    ident = id(compiled)
+    entry = _call_keys.get(ident)
     if entry is None or entry[0]() is not compiled:
         code = getattr(compiled, "source_code", None)
         if not isinstance(code, str):
-            return
-        entry = (weakref.ref(compiled), code_key(code))
-        _call_keys[id(compiled)] = entry
-    for recorder in routing.targets(entry[1]):
-        recorder.on_call(compiled, inputs, entry[1])
+            return None
+        entry = (weakref.ref(compiled, lambda _: _call_keys.pop(ident, None)), code_key(code))
+        _call_keys[ident] = entry
+    return entry[1]
+
+
+def _on_call(compiled: Any, inputs: Any, key: str) -> None:
+    for recorder in routing.targets(key):
+        recorder.on_call(compiled, inputs, key)
 
 
 def _has_metadata(entry: Any) -> bool:
@@ -199,7 +232,7 @@ def _tell_regenerated(passed_over: list[Any], evaluate_guards: Any, hints: Any) 
             return
 
 
-def _install() -> Patches:
+def _install_kept() -> Patches:
     patches = Patches()
 
     def save_output_code(previous):
@@ -220,7 +253,7 @@ def _install() -> Patches:
 
     def init(original):
         def wrapper(self, *args, **kwargs):
-            _started[id(self)] = time.perf_counter()
+            _started[self] = time.perf_counter()
             return original(self, *args, **kwargs)
 
         return wrapper
@@ -228,19 +261,60 @@ def _install() -> Patches:
     def compile_to_module(original):
         def wrapper(self, *args, **kwargs):
             module = original(self, *args, **kwargs)
-            start, key = _started.pop(id(self), None), _keys.pop(id(self), None)
+            start, key = _started.pop(self, None), _keys.get(self)  # the key stays for CompiledFxGraph's init
             if start is not None and key is not None:
                 _remember(_compile_s, key, time.perf_counter() - start)
             return module
 
         return wrapper
 
-    def call(original):
-        def wrapper(self, inputs):
-            routing.safely(_on_call, self, inputs)
-            return original(self, inputs)
+    def running(original, on_call=False):  # the graph's code key in routing.running while ``original`` runs
+        def wrapper(self, *args, **kwargs):
+            key = _key_of(self)
+            if key is None:
+                return original(self, *args, **kwargs)
+            if on_call:
+                routing.safely(_on_call, self, args[0], key)
+            token, call = routing.running.set(key), routing.call.set(object()) if on_call else None
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                routing.running.reset(token)
+                if call is not None:
+                    routing.call.reset(call)
 
         return wrapper
+
+    patches.wrap("torch._inductor.graph", "GraphLowering", "save_output_code", save_output_code)
+    patches.wrap("torch._inductor.graph", "GraphLowering", "__init__", init)
+    patches.wrap("torch._inductor.graph", "GraphLowering", "compile_to_module", compile_to_module)
+    patches.wrap("torch._inductor.codegen.cpp", "CppScheduling", "define_kernel", define_kernel)
+    patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
+    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", lambda f: running(f, on_call=True))
+    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "post_compile", running)
+
+    def init_compiled(original):  # it decides on CUDA graphs as it is made: the key of the lowering it is made of
+        def wrapper(self, *args, **kwargs):
+            lowering = kwargs.get("graph", args[1] if len(args) > 1 else None)
+            key = _keys.get(lowering) if lowering is not None else None
+            token = routing.running.set(key) if key is not None else None
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                if token is not None:
+                    routing.running.reset(token)
+
+        return wrapper
+
+    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__init__", init_compiled)
+    fusion.install(patches)
+    autotune.install(patches)
+    cudagraphs.install(patches)
+    return patches
+
+
+def _install() -> Patches:
+    patches = Patches()
 
     def find_guarded_entry(original):
         def wrapper(cls, *args, **kwargs):
@@ -250,14 +324,7 @@ def _install() -> Patches:
 
         return classmethod(wrapper)
 
-    patches.wrap("torch._inductor.graph", "GraphLowering", "save_output_code", save_output_code)
-    patches.wrap("torch._inductor.graph", "GraphLowering", "__init__", init)
-    patches.wrap("torch._inductor.graph", "GraphLowering", "compile_to_module", compile_to_module)
-    patches.wrap("torch._inductor.codegen.cpp", "CppScheduling", "define_kernel", define_kernel)
-    patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
-    patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)
     patches.wrap("torch._inductor.codecache", "FxGraphCache", "find_guarded_entry", find_guarded_entry)
     traces.install(patches)
     dynamo.install(patches)
-    fusion.install(patches)
     return patches

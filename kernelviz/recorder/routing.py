@@ -10,6 +10,7 @@ context), else to the captures of the one thread that is capturing, else nowhere
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from typing import Any, Protocol
 
@@ -23,12 +24,20 @@ class Recorder(Protocol):
 
     def on_regenerated(self, key: str) -> None: ...
 
+    def on_tuning(self, tuning: Any, key: str | None) -> None: ...
+
+    def on_cudagraph(self, event: Any, key: str | None) -> None: ...
+
     def knows(self, key: str | None, compile_id: str | None) -> bool: ...
 
     def warn(self, message: str) -> None: ...
 
 
 lock = threading.RLock()
+running: contextvars.ContextVar[str | None] = contextvars.ContextVar("kernelviz_running", default=None)
+"""The code key of the compiled graph whose ``call()`` runs in this context (what its Triton kernels tune for)."""
+call: contextvars.ContextVar[object | None] = contextvars.ContextVar("kernelviz_call", default=None)
+"""One object per run of a compiled graph's ``call()`` in this context (what tells its partitions apart)."""
 _by_thread: dict[int, list[Recorder]] = {}  # thread ident -> captures entered there, outermost first
 _UNATTRIBUTED = ("a graph was compiled or ran in a thread that torch started while captures were open in several "
                  "threads: it was left out of all of them")

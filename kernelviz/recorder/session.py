@@ -5,13 +5,14 @@ capture's life does next (stages, timing, findings) is the conductor's (:mod:`ke
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import weakref
 from typing import Any
 
 from ..jiterator import recording as jiterator_calls
-from ..model import Capture, DynamoEvent, GraphRun
-from . import distributed, inductor, routing, traces
+from ..model import Capture, CudaGraphEvent, DynamoEvent, Graph, GraphRun, Tuning
+from . import cudagraphs, distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
 from .overlay import build_graph
@@ -35,6 +36,8 @@ class Recorder:
         self.compile_ids: set[str] = set()  # dynamo compiles whose graphs this capture saw
         self.warnings: list[str] = []
         self.dynamo: list[DynamoEvent] = []
+        self.tuned: list[tuple[Tuning, str | None]] = []  # what was autotuned in this capture, with its graph's key
+        self.cudagraphs: list[tuple[CudaGraphEvent | None, str | None]] = []  # reduce-overhead's (None: a replay)
         self._config: contextlib.ExitStack | None = None
         self._ident: int | None = None
 
@@ -82,6 +85,14 @@ class Recorder:
 
     def on_regenerated(self, key: str) -> None:
         self.regenerated.add(key)
+
+    def on_tuning(self, tuning: Tuning, key: str | None) -> None:
+        if tuning.tuned or all(t != tuning for t, _ in self.tuned):  # a cache hit said once
+            self.tuned.append((tuning, key))
+
+    def on_cudagraph(self, event: CudaGraphEvent | None, key: str | None) -> None:
+        if event is None or event.kind != "skip" or (event, key) not in self.cudagraphs:  # a skip told once
+            self.cudagraphs.append((event, key))
 
     def knows(self, key: str | None, compile_id: str | None) -> bool:
         return key in self.runs or compile_id in self.compile_ids
@@ -162,10 +173,20 @@ class Recorder:
                 continue
             graph.compile_s = inductor.compile_seconds(key) if run.cache == "compiled" else None
             graph.fusions = inductor.fusion_decisions(key)
+            graph.tunings = self._tunings(graph, key)
+            graph.cudagraphs = [e for e, k in self.cudagraphs if k == key and e is not None]
+            graph.cudagraph_replays = sum(1 for e, k in self.cudagraphs if k == key and e is None)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
             graph._run = run
             capture.graphs.append(graph)
+        capture.tunings = [t for t, key in self.tuned if key is None or key not in self.runs]
+        for event, key in self.cudagraphs:
+            if event is not None and key not in self.runs:
+                where = f" ({event.location.file}:{event.location.line})" if event.location else ""
+                capture.warnings.append(f"a CUDA graph was left out ({event.kind}): {event.reason}{where}")
+        if any(e is None or e.kind != "skip" for e, _ in self.cudagraphs):  # recorded or replayed: the pool
+            capture.cudagraph_pool_bytes = cudagraphs.pool_bytes()
         name_cells(capture.graphs, capture.dynamo)
         distributed.resolve_groups(capture.graphs)
         if capture.step is not None and any(g.cache == "compiled" for g in capture.graphs):
@@ -177,6 +198,21 @@ class Recorder:
                 f"; dynamo skipped {len(skipped)} frame{'s' * (len(skipped) > 1)} (reasons in Capture.dynamo)"
                 if skipped else ""))
 
+
+    def _tunings(self, graph: Graph, key: str) -> list[Tuning]:
+        """The graph's tunings: those made in this capture as they were, the others (kept from an earlier compile
+        or run in this process, or stored beside Inductor's cache) marked as not tuned here, saying where from."""
+        here, kept = [t for t, k in self.tuned if k == key], inductor.tunings(key)
+        out = [t if any(t is h for h in here) else dataclasses.replace(t, tuned=False, source=_EARLIER[graph.cache])
+               for t in kept]
+        return out + [t for t in here if not any(t is k for k in kept)]
+
+
+_EARLIER = {  # where a graph's tunings came from, when they were not made in this capture
+    "compiled": "an earlier compile of the same code in this process",
+    "fx_cache_hit": "the compile that filled Inductor's FX graph cache (kernelviz keeps its tunings beside it)",
+    "reused": "the graph's compile earlier in this process (it only ran in this capture)",
+}
 
 _LINES_UNKNOWN = {
     "no graphs": "unknown: compiled before the capture, and the lines recorded for it are not of the code that ran "

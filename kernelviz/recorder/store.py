@@ -1,10 +1,10 @@
 """Per-kernel metadata kept on disk beside Inductor's caches, so that a cache hit in a new process
 still has it.
 
-A graph compiled under a capture has its ``define_kernel`` metadata and Inductor's fusion decisions
-written to ``<Inductor cache dir>/kernelviz/v2/<aa>/<key>.json``, keyed by the hash of the module's
-code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated). Inductor's
-own entries are never touched, so a cache shared with processes that do not use kernelviz stays valid.
+A graph compiled while kernelviz's hooks are in has its ``define_kernel`` metadata, Inductor's fusion decisions and
+what was autotuned while lowering it written to ``<Inductor cache dir>/kernelviz/v2/<aa>/<key>.json``, keyed by the
+hash of the module's code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated).
+Inductor's own entries are never touched, so a cache shared with processes that do not use kernelviz stays valid.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codec import build, dumps, write_atomically
-from ..model import CaptureError, FusionDecision
+from ..model import CaptureError, FusionDecision, Tuning
 
 FORMAT = "v2"  # v2: the node names of each stack trace and the fusion decisions (v1 entries are passed over)
 
@@ -45,11 +45,12 @@ def _path(key: str) -> str:
     return os.path.join(folder(), key[:2], key + ".json")
 
 
-def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = ()) -> None:
+def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = (), tunings: list[Tuning] = ()) -> None:
     """Write the records of one module (atomically: a reader sees the old file or the new one)."""
     path = Path(_path(key))
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions)}))
+    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions),
+                                  "tunings": list(tunings)}))
 
 
 def _read(key: str) -> dict[str, Any] | None:
@@ -73,9 +74,18 @@ def load(key: str) -> list[KernelRecord] | None:
         return None
 
 
-def load_fusions(key: str) -> list[FusionDecision] | None:
-    """The stored fusion decisions of one module, or None where none were stored (or they do not read)."""
+def _load_list(key: str, name: str, kind: type) -> list | None:
     try:
-        return build(list[FusionDecision], _read(key)["fusions"])
+        return build(list[kind], _read(key)[name])
     except (TypeError, KeyError, CaptureError):
         return None
+
+
+def load_fusions(key: str) -> list[FusionDecision] | None:
+    """The stored fusion decisions of one module, or None where none were stored (or they do not read)."""
+    return _load_list(key, "fusions", FusionDecision)
+
+
+def load_tunings(key: str) -> list[Tuning] | None:
+    """What was stored as autotuned while lowering one module, or None where nothing was stored."""
+    return _load_list(key, "tunings", Tuning)

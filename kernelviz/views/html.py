@@ -27,6 +27,7 @@ from .names import column_level, short_name
 from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
+from .why import Sweep, cudagraph_lines, pool_line, sweep
 
 _CSS_FILE = Path(__file__).with_name("report.css")
 
@@ -221,6 +222,33 @@ def _timed(graph: Graph) -> str:
     return "".join(f'<p class="kv-hint">{escape(line)}</p>' for line in lines)
 
 
+def sweep_html(s: Sweep) -> str:
+    """An autotuning as bars (a bar per timed candidate, as long as its time; the winner marked), the failed
+    listed with why."""
+    rows = []
+    for bar in (bar for bar in s.bars if not bar.error):
+        cls = "kv-sweep-row kv-winner" if bar.winner else "kv-sweep-row"
+        tip = f' title="{escape(bar.detail)}"' if bar.detail else ""
+        width = f"{100 * bar.share:.1f}%" if bar.share is not None else "0"
+        mark = " ★ taken" if bar.winner else ""
+        backend = f"<small> {escape(bar.backend)}</small>" if bar.backend != "config" else ""  # a config says it
+        rows.append(f'<div class="{cls}"{tip}><span class="kv-sweep-name">{escape(bar.name)}{backend}</span>'
+                    f'<span class="kv-sweep-track"><span class="kv-sweep-bar" style="width:{width}"></span></span>'
+                    f'<span class="kv-sweep-ms">{escape(bar.ms_text)}{mark}</span></div>')
+    rows += [f'<div class="kv-sweep-row kv-failed"><span class="kv-sweep-why">failed ({len(f.names)}: '
+             f"{escape(', '.join(f.names))}): {escape(f.error)}</span></div>" for f in s.failed]
+    return (f'<details class="kv-sweep" open><summary>{escape(s.title)} — {escape(s.verdict)}</summary>'
+            f"{''.join(rows)}</details>")
+
+
+def why_section(graph: Graph) -> str:
+    """What reduce-overhead did with the graph, and what was autotuned for it."""
+    lines = "".join(f"<li>{escape(line)}</li>" for line in cudagraph_lines(graph))
+    sweeps = "".join(sweep_html(sweep(t, graph.id)) for t in graph.tunings)
+    return (f'<ul class="kv-cudagraphs">{lines}</ul>' if lines else "") + (
+        f'<div class="kv-sweeps"><h4>Autotuning</h4>{sweeps}</div>' if sweeps else "")
+
+
 def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: str, *,
                   wrapper: bool = True) -> str:
     """One graph: its charts, launch table, counters, wrapper's steps (with ``wrapper``) and ``kernels``
@@ -233,7 +261,7 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
             + (f'<p class="kv-hint">{escape(dynamic)}</p>' if (dynamic := dynamic_sizes(graph)) else "")
-            + html_list(capture, found, graph)
+            + html_list(capture, found, graph) + why_section(graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks) + counters_section(graph)
             + (wrapper_view(graph) if wrapper else "") + kernels)
@@ -245,8 +273,11 @@ def header(capture: Capture, found: list[Advice]) -> str:
     events = "".join(f"<li><details><summary>{escape(line)}</summary><pre>{escape(reason)}</pre></details></li>"
                      for line, reason in dynamo_lines(capture))
     warnings = "".join(f"<li>{escape(w)}</li>" for w in capture.warnings)
+    pool = pool_line(capture)
+    user = "".join(sweep_html(sweep(t, None)) for t in capture.tunings)
     return (f"<p><b>kernelviz</b> · {escape(headline(capture).removeprefix('kernelviz: '))}</p>"
-            + (f"<p>{escape(story)}</p>" if story else "")
+            + (f"<p>{escape(story)}</p>" if story else "") + (f'<p class="kv-hint">{escape(pool)}</p>' if pool else "")
+            + (f'<div class="kv-sweeps"><h4>Autotuning outside the graphs</h4>{user}</div>' if user else "")
             + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, found, top=TOP)
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 

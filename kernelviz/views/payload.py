@@ -30,6 +30,7 @@ from .memory import timeline
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 from .text import dynamo_lines
+from .why import cudagraph_lines, pool_line, sweeps
 
 ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
 # Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
@@ -75,6 +76,10 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
         data["view"]["findings"] = loads(dumps(found))
     data["view"]["groups"] = [group.to_json() for group in group_findings(found)]  # indices into those findings
     data["view"]["dynamo"] = [list(row) for row in dynamo_lines(capture)]  # [line, dynamo's whole text]
+    data["view"]["sweeps"] = [s.to_json() for s in sweeps(capture)]  # each autotuning, graph by graph
+    data["view"]["cudagraphs"] = {str(g): lines for g, graph in enumerate(capture.graphs)
+                                  if (lines := cudagraph_lines(graph))}
+    data["view"]["cudagraph_pool"] = pool_line(capture)
     return data if per_kernel else live(data)
 
 
@@ -84,7 +89,8 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     the widget sends kernel by kernel when one is selected."""
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
-    kept = ("memory", "launches", "peaks_known", "findings", "groups", "dynamo")
+    kept = ("memory", "launches", "peaks_known", "findings", "groups", "dynamo", "sweeps", "cudagraphs",
+            "cudagraph_pool")
     view = {key: data["view"][key] for key in kept if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 

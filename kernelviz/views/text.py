@@ -13,6 +13,7 @@ from .findings import as_run_line, text_lines
 from .names import column_labels
 from .ranks_text import WHOLE, split_line
 from .rules import dynamic_sizes, launch_kind
+from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lines
 
 
 def plural(n: int, word: str) -> str:
@@ -196,6 +197,9 @@ def summary(capture: Capture, width: int | None = None) -> str:
     lines += _wrapped(story, width, "  ", "    ") if story else []
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
+    lines += [f"  {pool}"] if (pool := pool_line(capture)) else []
+    for tuning in capture.tunings:  # a user's kernels, outside the graphs
+        lines += [f"  {line}" for line in sweep_lines(sweep(tuning, None))]
     found = text_lines(capture)
     lines += ["  findings by rule and graph (most time at stake first):"] if found else []
     for line in found:  # wrapped under the text after the time and under "ms:" / "try:"
@@ -210,5 +214,8 @@ def summary(capture: Capture, width: int | None = None) -> str:
         lines += _wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
         for line in your_code(graph):
             lines += _wrapped(line, width, "  ", "    ")
+        for line in cudagraph_lines(graph):
+            lines += _wrapped(line, width, "  ", "    ")
+        lines += [f"  {line}" for line in graph_sweep_lines(graph)]
         lines += launch_rows(graph, width)
     return "\n".join(lines)

@@ -8,6 +8,7 @@ import { findingsTab } from "./findings.js";
 import { hipTab } from "./hip.js";
 import { hasRanks, ranksTab } from "./ranks.js";
 import { compiledTab } from "./stages.js";
+import { whyTab } from "./sweep.js";
 import { wrapperTab } from "./wrapper.js";
 
 export const TABS = [
@@ -19,6 +20,7 @@ export const TABS = [
   { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
   { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
   { id: "findings", label: "Findings", render: findingsTab },
+  { id: "why", label: "Why (autotuning, CUDA graphs)", render: whyTab },
   { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
 
