@@ -67,42 +67,65 @@ def is_compressed(data: bytes) -> bool:
     return data[: len(MAGIC)] == MAGIC
 
 
-def compress(data: dict[str, Any]) -> bytes:
-    """The compressed form of a capture's JSON data (:meth:`~kernelviz.model.Capture.to_dict`'s), which this
-    changes: its base64 values become spans of the tail."""
-    tail, at = bytearray(), {}
-    for holder, key in _base64_values(data):
-        text = holder[key]
+class Tail:
+    """The raw bytes of base64 values, each distinct value once (what follows the JSON line)."""
+
+    def __init__(self) -> None:
+        self.data, self._at = bytearray(), {}
+
+    def span(self, text: str) -> list[int] | None:
+        """``[start, end]`` of the bytes ``text`` encodes, added where new; None for text that is not base64 as
+        :func:`base64.b64encode` writes it (kept as text, so nothing changes)."""
         try:
             raw = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
-            continue
-        if base64.b64encode(raw).decode() != text:  # not as b64encode writes it: kept as text, so nothing changes
-            continue
-        if raw not in at:
-            at[raw] = [len(tail), len(tail) + len(raw)]
-            tail += raw
-        holder[key] = {_SPAN: at[raw]}
-    return lzma.compress(dumps(data).encode() + b"\n" + tail, format=lzma.FORMAT_XZ, filters=FILTERS)
+            return None
+        if base64.b64encode(raw).decode() != text:
+            return None
+        if raw not in self._at:
+            self._at[raw] = [len(self.data), len(self.data) + len(raw)]
+            self.data += raw
+        return self._at[raw]
+
+
+def compress(data: dict[str, Any], *, filters: list[dict[str, Any]] = FILTERS, tail: Tail | None = None) -> bytes:
+    """The compressed form of a capture's JSON data (:meth:`~kernelviz.model.Capture.to_dict`'s), which this
+    changes: its base64 values become spans of the tail (``tail``: one that holds more already)."""
+    tail = Tail() if tail is None else tail
+    for holder, key in _base64_values(data):
+        span = tail.span(holder[key])
+        if span is not None:
+            holder[key] = {_SPAN: span}
+    return xz(dumps(data).encode() + b"\n" + tail.data, filters)
+
+
+def xz(data: bytes, filters: list[dict[str, Any]] = FILTERS) -> bytes:
+    """``data`` as one xz stream with a CRC32 check (which every xz reader knows; the panel's reads no CRC64)."""
+    return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, filters=filters)
 
 
 def decompress(data: bytes) -> dict[str, Any]:
     """The capture's JSON data from its compressed form; a one-line :class:`CaptureError` where it is not one."""
-    try:
-        whole = lzma.decompress(data, format=lzma.FORMAT_XZ)
-    except (lzma.LZMAError, EOFError) as exc:
-        raise CaptureError(f"a damaged or truncated compressed capture ({exc})") from None
-    line, _, tail = whole.partition(b"\n")
-    try:
-        out = loads(line)
-    except ValueError as exc:
-        raise CaptureError(f"a compressed capture whose JSON is not valid ({exc})") from None
+    out, tail = split(data)
     for holder, key in _base64_values(out):
         span = holder[key]
         if isinstance(span, dict):
             start, end = _span(span, len(tail))
             holder[key] = base64.b64encode(tail[start:end]).decode()
     return out
+
+
+def split(data: bytes) -> tuple[Any, bytes]:
+    """The JSON line of an xz stream of this form, read, and the tail after it; one-line :class:`CaptureError`s."""
+    try:
+        whole = lzma.decompress(data, format=lzma.FORMAT_XZ)
+    except (lzma.LZMAError, EOFError) as exc:
+        raise CaptureError(f"a damaged or truncated compressed capture ({exc})") from None
+    line, _, tail = whole.partition(b"\n")
+    try:
+        return loads(line), tail
+    except ValueError as exc:
+        raise CaptureError(f"a compressed capture whose JSON is not valid ({exc})") from None
 
 
 def _span(value: dict[str, Any], size: int) -> tuple[int, int]:

@@ -1,22 +1,23 @@
-"""What a notebook saves of a capture: the panel's data compressed with each text stored once, a report
-without kernel sources for GitHub and nbviewer, and the text summary; at most 1.5x the code it shows."""
+"""What a notebook saves of a capture: the panel's data compressed with each text and recorded value stored once,
+a report without kernel sources for GitHub and nbviewer, and the text summary; at most 1.5x the code it shows.
+Outputs saved by an older kernelviz (gzip) still read."""
 
 import base64
-import gzip
 import json
 
 import pytest
 
 import kernelviz
 from conftest import FIXTURES, fill_timings
+from kernelviz.compressed import split
 from kernelviz.views.display import static_bundle
-from kernelviz.views.payload import ENCODING, capture_from_bundle, saved
+from kernelviz.views.payload import ENCODING, capture_from_bundle, decode, payload, saved
 
 RESNET = FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"
 
 
 def _inner(data: dict) -> dict:
-    return json.loads(gzip.decompress(base64.b64decode(data["data"])))
+    return split(base64.b64decode(data["data"]))[0]
 
 
 def test_a_resnet18_graph_saves_at_most_one_and_a_half_times_its_code():
@@ -64,3 +65,20 @@ def test_nbviewer_and_github_get_the_report_not_the_data():
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)  # what nbviewer renders
     assert "kv-report" in body and all(k.name in body for k in cap.kernels)
     assert saved(cap)["data"][:40] not in body
+
+
+def test_an_output_saved_in_the_earlier_gzip_form_still_reads():
+    old = json.loads((FIXTURES / "saved" / "mlp_0_gzip.json").read_text())  # saved() of mlp_0.py before xz
+    assert old["encoding"] == "gzip+base64"
+    assert capture_from_bundle(old) == kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+
+
+def test_repro_scripts_keep_their_recorded_values_once_as_bytes():
+    cap = kernelviz.load(FIXTURES / "deep" / "h100_capture.json")
+    scripts = {k: v["repro"]["script"] for k, v in payload(cap)["view"]["deep"].items()}
+    data = saved(cap)
+    stored = _inner(data)["view"]["deep"]
+    spanned = [k for k, v in stored.items() if isinstance(v["repro"]["script"], list)]
+    assert spanned and all(isinstance(stored[k]["repro"]["script"][1], list) for k in spanned)
+    assert {k: v["repro"]["script"] for k, v in decode(data)["view"]["deep"].items()} == scripts
+    assert capture_from_bundle(data) == cap

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
 from .html import report
-from .payload import live, packing, payload
+from .payload import LIVE, live, packing, payload
 from .text import summary
 
 
@@ -46,7 +46,7 @@ def mimebundle(capture: Capture) -> dict[str, Any]:
     """The whole bundle: the saved payload and the live widget's are made from one model JSON, each
     compressed beside the other work."""
     data = payload(capture)
-    packed = packing(live(data))
+    packed = packing(live(data), LIVE)
     bundle = static_bundle(capture, data)
     bundle.update(widget_bundle(capture, packed=packed)[0])
     return bundle
