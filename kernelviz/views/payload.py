@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..codec import dumps, loads
+from ..codec import dumps, json_data, loads
 from ..compressed import Tail, compress, decompress, split
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
@@ -79,8 +79,10 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
 
 def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
-    Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
-    data = capture.to_dict()
+    Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too, and the capture is
+    taken as it is, its stages perhaps still being read (the widget is refreshed once they are in); with it,
+    once they are in."""
+    data = json_data(capture if not per_kernel else capture.wait_stages())
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     found = findings(capture)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
