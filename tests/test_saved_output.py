@@ -11,6 +11,7 @@ import kernelviz
 from conftest import FIXTURES, fill_timings
 from kernelviz.compressed import split
 from kernelviz.views.display import static_bundle
+from kernelviz.views.html import TOP_LAUNCHES
 from kernelviz.views.payload import ENCODING, capture_from_bundle, decode, payload, saved
 
 RESNET = FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"
@@ -55,15 +56,19 @@ def test_sources_that_are_not_slices_or_code_outside_the_bmp_are_kept_as_text():
     assert capture_from_bundle(saved(cap)) == cap
 
 
-def test_nbviewer_and_github_get_the_report_not_the_data():
+def test_nbviewer_and_github_get_the_summary_not_the_data():
+    """GitHub and nbviewer show the text/html part: a summary (the top launches of each graph, the count of the
+    others, and where the rest is), not the data."""
     nbformat = pytest.importorskip("nbformat")
     nbconvert = pytest.importorskip("nbconvert")
-    cap = kernelviz.load(RESNET)
+    cap = fill_timings(kernelviz.load(RESNET))
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell("cap", outputs=[
         nbformat.v4.new_output("display_data", data=static_bundle(cap))]))
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)  # what nbviewer renders
-    assert "kv-report" in body and all(k.name in body for k in cap.kernels)
+    top = sorted(cap.launches, key=lambda launch: -launch.timing.in_graph_ms)[:TOP_LAUNCHES]
+    assert "kv-report" in body and all(f'title="{launch.name}"' in body for launch in top)
+    assert f"{len(cap.launches) - TOP_LAUNCHES} more launches" in body and "cap.save_html(path)" in body
     assert saved(cap)["data"][:40] not in body
 
 

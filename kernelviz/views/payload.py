@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..codec import dumps, json_data, loads
-from ..compressed import Tail, compress, decompress, split
+from ..compressed import VALUES, Tail, compress, decompress, split
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .groups import group_findings
@@ -38,10 +38,13 @@ from .text import dynamo_lines
 
 ENCODING = "xz+base64"  # the value of "encoding" in the saved form
 GZIP = "gzip+base64"  # what kernelviz saved before (read, never written)
-# xz for a notebook's saved output (in a thread, after the panel shows: ~6 MB/s of JSON, 55% of preset 0's size
-# on a GPU capture with stages); the live widget's payload, made before the panel shows, takes preset 0 (~25 MB/s)
-SAVED = [{"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 16 << 20}]
-LIVE = [{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20}]
+Filters = tuple[list[dict[str, Any]], list[dict[str, Any]]]  # xz's filters of the JSON, of the recorded values
+# xz for a notebook's saved output, its JSON (in a thread, after the panel shows: ~4 MB/s of JSON, 70% of preset 1's
+# size on a GPU capture with stages; the recorded values as in a .kvz); the live widget's payload, made before the
+# panel shows, takes preset 0 (~25 MB/s), its values too
+SAVED = ([{"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 16 << 20}], VALUES)  # (the JSON's, the values')
+LIVE = ([{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20}],
+        [{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20, "lc": 1, "lp": 2, "pb": 2}])
 # a base64 literal in a repro script (the recorded values it runs on), stored as raw bytes of the tail
 _BASE64_LITERAL = re.compile(r"'([A-Za-z0-9+/]{64,}={0,2})'")
 # Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
@@ -120,13 +123,13 @@ def saved(capture: Capture) -> dict[str, Any]:
     return pack(payload(capture))
 
 
-def pack(data: dict[str, Any], filters: list[dict[str, Any]] = SAVED) -> dict[str, Any]:
+def pack(data: dict[str, Any], filters: Filters = SAVED) -> dict[str, Any]:
     """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, with the
     ``LIVE`` filters, so a notebook's saved widget state is small). ``data`` is left as it was."""
     return packing(data, filters)()
 
 
-def packing(data: dict[str, Any], filters: list[dict[str, Any]] = SAVED) -> Callable[[], dict[str, Any]]:
+def packing(data: dict[str, Any], filters: Filters = SAVED) -> Callable[[], dict[str, Any]]:
     """:func:`pack` begun in a thread (lzma lets Python's other threads run meanwhile; ``data`` must not change
     until it is done); calling what this returns waits for that and gives the packed form."""
     pool = ThreadPoolExecutor(1)
@@ -136,13 +139,13 @@ def packing(data: dict[str, Any], filters: list[dict[str, Any]] = SAVED) -> Call
                     "data": base64.b64encode(compressed.result()).decode()}
 
 
-def _compressed(data: dict[str, Any], filters: list[dict[str, Any]]) -> bytes:
+def _compressed(data: dict[str, Any], filters: Filters) -> bytes:
     tail = Tail()
     data = {**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}
     if data.get("view", {}).get("deep"):
         data["view"] = {**data["view"], "deep": {key: _script_spans(extras, tail)
                                                  for key, extras in data["view"]["deep"].items()}}
-    return compress(loads(dumps(data)), filters=filters, tail=tail)  # a copy, which compress() changes
+    return compress(json_data(data), filters=filters[0], values=filters[1], tail=tail)  # a copy, which it changes
 
 
 def _script_spans(extras: dict[str, Any], tail: Tail) -> dict[str, Any]:
