@@ -232,7 +232,7 @@ def _timed(graph: Graph) -> str:
 def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: str, *,
                   top: int | None = None) -> str:
     """One graph: its charts, launch table, counters, wrapper's steps and ``kernels`` (:func:`kernel_sections`;
-    ``found``: see ``html_list``); with ``top`` (a summary) no charts, wrapper's steps or kernels, and the ``top``
+    ``found``: see ``html_list``); with ``top`` (a summary) no charts or wrapper's steps, and the ``top``
     launches with the most time."""
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
@@ -245,7 +245,7 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
             + html_list(capture, found, graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks, top) + counters_section(graph)
-            + (wrapper_view(graph) + kernels if top is None else ""))
+            + (wrapper_view(graph) if top is None else "") + kernels)
 
 
 def header(capture: Capture, found: list[Advice]) -> str:
@@ -264,47 +264,58 @@ _SUMMARY = ("A summary: every launch, the charts, kernel sources, compiled stage
             "panel (JupyterLab or Notebook 7 with kernelviz installed), which shows them from this saved output, and "
             "<code>cap.save_html(path)</code> writes the full report.")
 TOP_LAUNCHES = 20  # launches of each graph in the summary: those with the most in-graph time
-# Of the output code's characters, what the full report spends on pygments markup and on compiled stages: each
-# for the kernels with the most time that fit, so the report stays within about twice the output code (the
-# other kernels' sources are plain text, their stages a line saying where they are)
-HIGHLIGHT_SHARE = 0.4
-STAGES_SHARE = 0.3
+# The full report stays within about twice the output code: what the rest of it leaves of that goes to pygments markup
+# and compiled stages, 4:3, each for the kernels with the most time that fit (the other kernels' sources are plain
+# text, their stages a line saying where they are)
+REPORT_SIZE = 2.0
+HIGHLIGHT_SHARE = 4 / 7
 
 
-def kernel_sections(capture: Capture) -> list[str]:
+def kernel_sections(capture: Capture, room: int) -> list[str]:
     """Each graph's kernel sections: each kernel's source, highlighted for the kernels with the most time, and
-    compiled stages for those with the most time (the first always)."""
-    code = sum(len(graph.code) for graph in capture.graphs)
+    compiled stages for those with the most time (the first always), in ``room`` characters beyond the plain
+    sections where they fit."""
+    plain = {(g, k.name): f'<div class="highlight"><pre>{escape(k.source)}</pre></div>'
+             for g, graph in enumerate(capture.graphs) for k in graph.kernels}
+    sections = {(g, k.name): kernel_section(graph, k, plain[g, k.name])
+                for g, graph in enumerate(capture.graphs) for k in graph.kernels}
+    room = max(room - sum(map(len, sections.values())), 0)
     marked = {}
 
     def markup(g: int, kernel: Kernel) -> int:
         marked[g, kernel.name] = _highlighted(kernel)
-        return len(marked[g, kernel.name]) - len(escape(kernel.source))
+        return len(marked[g, kernel.name]) - len(plain[g, kernel.name])
 
-    highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * code)
-    staged = heaviest_kept(capture, lambda g, k: sum(len(st.text) for st in k.ir.stages) if k.ir else 0,
-                           STAGES_SHARE * code, first=True)
+    highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * room)
+    room -= sum(len(marked[key]) - len(plain[key]) for key in highlighted)
+    staged = heaviest_kept(capture, lambda g, k: sum(len(st.text) for st in k.ir.stages) if k.ir else 0, room,
+                           first=True)
 
-    def body(g: int, kernel: Kernel) -> str:
+    def content(g: int, kernel: Kernel) -> str:
         key = (g, kernel.name)
-        plain = f'<div class="highlight"><pre>{escape(kernel.source)}</pre></div>'
         stages = stages_section(kernel) if key in staged else _stages_elsewhere(kernel)
-        return (marked[key] if key in highlighted else plain) + stages
+        return (marked[key] if key in highlighted else plain[key]) + stages
 
-    return ["".join(kernel_section(graph, k, body(g, k)) for k in graph.kernels)
+    return ["".join(kernel_section(graph, k, content(g, k)) for k in graph.kernels)
             for g, graph in enumerate(capture.graphs)]
 
 
 def report(capture: Capture, *, summary: bool = False) -> str:
     """The report as an HTML fragment; with ``summary`` (a notebook's ``text/html`` output, for GitHub and
     nbviewer) the header, each graph's findings and its ``TOP_LAUNCHES`` launches, and where the rest is."""
+    return f'<div class="kv-report"><style>{_css(not summary)}</style>{body(capture, summary=summary)}</div>'
+
+
+def body(capture: Capture, *, summary: bool = False) -> str:
+    """:func:`report`'s content: the header, then each graph's section with its kernels."""
     found = findings(capture)
-    kernels = [""] * len(capture.graphs) if summary else kernel_sections(capture)
     top = TOP_LAUNCHES if summary else None
-    return (f'<div class="kv-report"><style>{_css(not summary)}</style>{header(capture, found)}'
-            + (f'<p class="kv-hint">{_SUMMARY}</p>' if summary else "")
-            + "".join(graph_section(capture, g, found, k, top=top) for g, k in zip(capture.graphs, kernels))
-            + "</div>")
+    head = header(capture, found) + (f'<p class="kv-hint">{_SUMMARY}</p>' if summary else "")
+    graphs = [graph_section(capture, g, found, "", top=top) for g in capture.graphs]
+    if not summary:
+        room = REPORT_SIZE * sum(len(graph.code) for graph in capture.graphs) - len(head) - sum(map(len, graphs))
+        graphs = [section + kernels for section, kernels in zip(graphs, kernel_sections(capture, int(room)))]
+    return head + "".join(graphs)
 
 
 def page(capture: Capture) -> str:
