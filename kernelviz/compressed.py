@@ -99,7 +99,7 @@ def compress(data: dict[str, Any], *, filters: list[dict[str, Any]] = FILTERS,
     changes: its base64 values become spans of the tail (``tail``: one that holds more already). Two xz streams, one
     after the other (which every xz reader reads as one): the JSON line with ``filters``, the tail with ``values``."""
     tail = Tail() if tail is None else tail
-    for holder, key in _base64_values(data):
+    for holder, key in base64_values(data):
         span = tail.span(holder[key])
         if span is not None:
             holder[key] = {_SPAN: span}
@@ -114,7 +114,7 @@ def xz(data: bytes, filters: list[dict[str, Any]] = FILTERS) -> bytes:
 def decompress(data: bytes) -> dict[str, Any]:
     """The capture's JSON data from its compressed form; a one-line :class:`CaptureError` where it is not one."""
     out, tail = split(data)
-    for holder, key in _base64_values(out):
+    for holder, key in base64_values(out):
         span = holder[key]
         if isinstance(span, dict):
             start, end = _span(span, len(tail))
@@ -143,7 +143,7 @@ def _span(value: dict[str, Any], size: int) -> tuple[int, int]:
     return span[0], span[1]
 
 
-def _base64_values(data: Any) -> Iterator[tuple[dict[str, Any], str]]:
+def base64_values(data: Any) -> Iterator[tuple[dict[str, Any], str]]:
     """``(holder, key)`` of each base64 value a capture's JSON data holds: ``TensorSpec.values``, and in repro
     records ``ArgSpec.values`` and ``OutputCheck.data`` and ``sample``. Anything not shaped so is passed over
     (the model's reader names what is wrong)."""

@@ -1,6 +1,6 @@
 """How a capture is shown in a notebook: one output holding the live widget, the model's JSON for
-JupyterLab's renderer, a static HTML report and plain text, updated in place (the live widget first,
-so a large capture opens fast and a timing shows its progress in the panel)."""
+JupyterLab's renderer, a static HTML summary and plain text, updated in place (the live widget first, without
+waiting for a GPU capture's stages, so a large capture opens fast and a timing shows its progress in the panel)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from .text import summary
 
 def static_bundle(capture: Capture, data: dict[str, Any] | None = None) -> dict[str, Any]:
     """What survives without a kernel, each part sized to what it is for: the panel's data, the whole capture,
-    compressed (:func:`~kernelviz.views.payload.saved`), for JupyterLab's renderer; the HTML report without kernel
-    sources for GitHub and nbviewer (``cap.save_html()`` writes the full one); the text summary. ``data``: the
-    capture's :func:`~kernelviz.views.payload.payload` where it was made already."""
+    compressed (:func:`~kernelviz.views.payload.saved`), for JupyterLab's renderer; an HTML summary for GitHub and
+    nbviewer (``cap.save_html()`` writes the full report); the text summary. Made once the capture's stages are in.
+    ``data``: the capture's :func:`~kernelviz.views.payload.payload` where it was made already."""
     capture.wait_stages()
     saved = packing(payload(capture) if data is None else data)  # compressed while the report is made
     html, text = report(capture, summary=True), summary(capture)
