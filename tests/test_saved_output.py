@@ -73,7 +73,7 @@ def test_nbviewer_and_github_get_the_summary_not_the_data():
 
 
 def test_an_output_saved_in_the_earlier_gzip_form_still_reads():
-    old = json.loads((FIXTURES / "saved" / "mlp_0_gzip.json").read_text())  # saved() of mlp_0.py before xz
+    old = json.loads((FIXTURES / "saved" / "gzip" / "mlp_0.json").read_text())  # saved() of mlp_0.py before xz
     assert old["encoding"] == "gzip+base64"
     assert capture_from_bundle(old) == kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
 
