@@ -113,7 +113,11 @@ def xz(data: bytes, filters: list[dict[str, Any]] = FILTERS) -> bytes:
 
 def decompress(data: bytes) -> dict[str, Any]:
     """The capture's JSON data from its compressed form; a one-line :class:`CaptureError` where it is not one."""
-    out, tail = split(data)
+    return restored(*split(data))
+
+
+def restored(out: Any, tail: bytes) -> Any:
+    """``out``, the JSON line of this form (:func:`split`), with its byte spans base64 of the ``tail`` again."""
     for holder, key in base64_values(out):
         span = holder[key]
         if isinstance(span, dict):

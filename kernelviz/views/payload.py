@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..codec import dumps, json_data, loads
-from ..compressed import VALUES, Tail, compress, decompress, split
+from ..compressed import VALUES, Tail, compress, restored, split
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .groups import group_findings
@@ -196,14 +196,16 @@ def decode(data: Any) -> Any:
         if data["encoding"] == GZIP:
             payload, tail = loads(gzip.decompress(raw)), b""
         else:
-            payload, tail = decompress(raw), split(raw)[1]
+            payload, tail = split(raw)
+            payload = restored(payload, tail)
     except (binascii.Error, TypeError, OSError, EOFError, zlib.error, ValueError, CaptureError) as exc:
         raise CaptureError(f"notebook output: its data is not {data['encoding']} of JSON ({exc})") from None
     graphs = payload.get("graphs") if isinstance(payload, dict) else None
     for graph in graphs if isinstance(graphs, list) else []:
         if isinstance(graph, dict) and isinstance(graph.get("kernels"), list):
             _spans_to_sources(graph)
-    deep = payload.get("view", {}).get("deep") if isinstance(payload, dict) else None
+    view = payload.get("view") if isinstance(payload, dict) else None
+    deep = view.get("deep") if isinstance(view, dict) else None
     for extras in deep.values() if isinstance(deep, dict) else []:
         repro = extras.get("repro") if isinstance(extras, dict) else None
         if isinstance(repro, dict) and isinstance(repro.get("script"), list):
