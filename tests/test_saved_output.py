@@ -8,6 +8,7 @@ import json
 import pytest
 
 import kernelviz
+from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
 from kernelviz.compressed import split
 from kernelviz.views.display import static_bundle
@@ -87,3 +88,26 @@ def test_repro_scripts_keep_their_recorded_values_once_as_bytes():
     assert spanned and all(isinstance(stored[k]["repro"]["script"][1], list) for k in spanned)
     assert {k: v["repro"]["script"] for k, v in decode(data)["view"]["deep"].items()} == scripts
     assert capture_from_bundle(data) == cap
+
+
+@needs_browser
+@pytest.mark.parametrize("form", ["xz", "gzip"])
+def test_the_panel_reads_the_saved_form_and_the_earlier_gzip_one(tmp_path, form):
+    """In Chromium the panel's decodePayload gives back what Python's decode does: sources, code and the repro
+    scripts rebuilt from the bytes after the JSON (xz), or the earlier gzip form as it was saved."""
+    if form == "xz":
+        data = saved(kernelviz.load(FIXTURES / "deep" / "h100_capture.json"))  # stages and repro scripts
+    else:
+        data = json.loads((FIXTURES / "saved" / "gzip" / "mlp_0.json").read_text())
+    want = decode(data)
+    with serve(panel_site(tmp_path, json.dumps(data))) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".kv-row")
+        got = page.evaluate("""async () => {
+            const { decodePayload } = await import("./panel.js");
+            return await decodePayload(await (await fetch("data.json")).json()); }""")
+    assert [[k["source"] for k in g["kernels"]] for g in got["graphs"]] == \
+        [[k["source"] for k in g["kernels"]] for g in want["graphs"]]
+    assert [g["code"] for g in got["graphs"]] == [g["code"] for g in want["graphs"]]
+    assert got["view"].get("deep") == want["view"].get("deep")
+    assert page.errors == []
