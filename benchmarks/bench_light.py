@@ -5,10 +5,13 @@ capture with compiled stages (tests/fixtures/deep/h100_capture.json) loaded from
 
     python benchmarks/bench_light.py            # CPU: 2-layer TransformerEncoderLayer step, a small CNN step
     python benchmarks/bench_light.py --quick    # CPU: the transformer step only
+    python benchmarks/bench_light.py --sizes-only step.json   # only the sizes, of the fixture and of step.json
 
 On a CUDA machine it captures a torchvision resnet18 training step (batch 16) and a small transformer step
 instead. Each step is forward + backward + SGD, compiled and run once before it is captured. Targets of issue 36
-in brackets; the notebook output is what a notebook saves (``views.display.static_bundle``, no live widget).
+in brackets; the notebook output is what a notebook saves (``views.display.static_bundle``), then with the live
+widget's state (saved by ``nbclient`` and JupyterLab's ``saveState``); the first display is the live panel's output
+while the stages are still being read.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import kernelviz  # noqa: E402
+from kernelviz.model import MIME_TYPE  # noqa: E402
 from kernelviz.views.display import static_bundle  # noqa: E402
+from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 FIXTURE = ROOT / "tests" / "fixtures" / "deep" / "h100_capture.json"
@@ -118,11 +123,47 @@ def sizes(cap: kernelviz.Capture) -> None:
     took = time.perf_counter() - start
     parts = {mime: len(value.encode() if isinstance(value, str) else json.dumps(value).encode())
              for mime, value in bundle.items()}
-    share("notebook output (static bundle)", sum(parts.values()), 1.5, took)
+    widget = live_state(cap)
+    share("notebook output (the saved parts)", sum(parts.values()), 1.5, took)
     for mime, size in parts.items():
         share(f"  {mime}", size)
+    share("  + the live widget's saved state", widget, "where the widget state is saved")
+    share("notebook output with the widget's state", sum(parts.values()) + widget, 1.5)
+    assert capture_from_bundle(bundle[MIME_TYPE]).to_json() == cap.to_json()  # the whole capture, never less
+    first_display(cap)
     text = repr(cap)
     row("repr(cap)", f"{len(text)} characters, {text.count(chr(10)) + 1} lines", "a few lines")
+
+
+def live_state(cap: kernelviz.Capture) -> int:
+    """Bytes of the live widget's payload as a notebook's widget state holds it (``store_widget_state``, or
+    JupyterLab's ``saveState``): the panel's code is saved once per notebook, not counted here."""
+    try:
+        from kernelviz.views.widget import CaptureWidget
+    except ImportError:  # no anywidget: no widget state
+        return 0
+    return len(json.dumps(CaptureWidget(cap).payload).encode())
+
+
+def first_display(cap: kernelviz.Capture) -> None:
+    """Seconds to the live panel's output (what ``LiveDisplay.open`` sends at once; the saved parts follow in a
+    thread), with a capture's stages still being read (a real ``StageReading`` of one kernel, slowed to 3 s)."""
+    try:
+        from kernelviz.views.display import widget_bundle
+        from kernelviz.views.text import summary
+    except ImportError:
+        return
+    from kernelviz.ir import StageJob, StageReading
+    from kernelviz.model import KernelIR
+
+    kernel = cap.kernels[0]
+    saved_ir, kernel.ir = kernel.ir, KernelIR()
+    cap._stages = StageReading([StageJob(kernel, kernel.ir, lambda: (time.sleep(3), ({}, {}, []))[1])])
+    start = time.perf_counter()
+    widget_bundle(cap), summary(cap)  # what LiveDisplay.open displays
+    row("first display (the live panel), stages pending", f"{time.perf_counter() - start:.2f} s", "<= 1 s")
+    cap.wait_stages()
+    kernel.ir = saved_ir
 
 
 def workload(name: str, step) -> None:
@@ -143,14 +184,18 @@ def workload(name: str, step) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="the transformer step only (and the fixture)")
+    parser.add_argument("--sizes-only", action="store_true", help="no capture here: the sizes of the files given")
+    parser.add_argument("captures", nargs="*", type=Path, help="saved captures to size too (e.g. a GPU step's)")
     args = parser.parse_args()
     os.environ.setdefault("COLUMNS", "120")
     print(f"torch {torch.__version__}" + (f", {torch.cuda.get_device_name()}" if DEVICE == "cuda" else ""))
-    workload("2-layer TransformerEncoderLayer training step (SGD), bench=True, repros=True", transformer_step())
-    if not args.quick:
+    if not args.sizes_only:
+        workload("2-layer TransformerEncoderLayer training step (SGD), bench=True, repros=True", transformer_step())
+    if not args.quick and not args.sizes_only:
         workload("CNN training step (SGD), bench=True, repros=True", cnn_step())
-    print(f"{FIXTURE.relative_to(ROOT)} (H100, with stages and repros), loaded:")
-    sizes(kernelviz.load(FIXTURE))
+    for path in [FIXTURE, *args.captures]:
+        print(f"{path} (loaded):")
+        sizes(kernelviz.load(path))
 
 
 if __name__ == "__main__":

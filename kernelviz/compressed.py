@@ -1,10 +1,11 @@
 """A capture's compressed file form, what :meth:`Capture.save <kernelviz.model.Capture.save>` writes (``.kvz``):
-one xz stream holding the capture's JSON (:meth:`~kernelviz.model.Capture.to_json`'s) on its first line, then the
-raw bytes of the values that JSON holds in base64 (recorded inputs, the repro records' arguments and expected
-outputs), each distinct value once and named in the JSON as ``{"bytes": [start, end]}`` of that tail. Raw bytes
-compress where base64 does not, and a value recorded twice (a graph's input and its repro's argument) is kept
-once: a training step with repros takes about a sixth of its JSON. Lossless: reading it back gives the capture
-``to_json()`` wrote, value for value (``xz -dc step.kvz | head -1`` shows that JSON with the byte spans)."""
+xz holding the capture's JSON (:meth:`~kernelviz.model.Capture.to_json`'s) on its first line, then (in a second xz
+stream, which xz reads as the rest of the same data) the raw bytes of the values that JSON holds in base64 (recorded
+inputs, the repro records' arguments and expected outputs), each distinct value once and named in the JSON as
+``{"bytes": [start, end]}`` of that tail. Raw bytes compress where base64 does not, and a value recorded twice (a
+graph's input and its repro's argument) is kept once: a training step with repros takes about a sixth of its JSON.
+Lossless: reading it back gives the capture ``to_json()`` wrote, value for value (``xz -dc step.kvz | head -1``
+shows that JSON with the byte spans). Files of one stream (kernelviz before) read the same way."""
 
 from __future__ import annotations
 
@@ -20,9 +21,13 @@ from .model import CaptureError
 
 SUFFIX = ".kvz"
 MAGIC = b"\xfd7zXZ\x00"  # an xz stream's first bytes
-# xz's fastest preset (~15 MB/s here, as fast as gzip and smaller) with a dictionary wide enough that a kernel's
-# source meets its copy in the graph's code, a MB or more away
-FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20}]
+# The JSON: xz's preset 1 (~15 MB/s here) with a dictionary wide enough that a kernel's source meets its copy in the
+# graph's code, and a stage its like in the next kernel, MBs away (85% of preset 0's size on a GPU capture with stages)
+FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 1, "dict_size": 16 << 20}]
+# The recorded values after it, a stream of their own: numbers of 4 or 8 bytes, whose bytes are coded by their place
+# in a number rather than by the byte before (lc/lp/pb) at preset 5 (~1 MB/s on random floats): 85% of what preset 0
+# takes of a CPU training step's values
+VALUES = [{"id": lzma.FILTER_LZMA2, "preset": 5, "dict_size": 16 << 20, "lc": 1, "lp": 2, "pb": 2}]
 _SPAN = "bytes"
 
 
@@ -67,42 +72,71 @@ def is_compressed(data: bytes) -> bool:
     return data[: len(MAGIC)] == MAGIC
 
 
-def compress(data: dict[str, Any]) -> bytes:
-    """The compressed form of a capture's JSON data (:meth:`~kernelviz.model.Capture.to_dict`'s), which this
-    changes: its base64 values become spans of the tail."""
-    tail, at = bytearray(), {}
-    for holder, key in _base64_values(data):
-        text = holder[key]
+class Tail:
+    """The raw bytes of base64 values, each distinct value once (what follows the JSON line)."""
+
+    def __init__(self) -> None:
+        self.data, self._at = bytearray(), {}
+
+    def span(self, text: str) -> list[int] | None:
+        """``[start, end]`` of the bytes ``text`` encodes, added where new; None for text that is not base64 as
+        :func:`base64.b64encode` writes it (kept as text, so nothing changes)."""
         try:
             raw = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
-            continue
-        if base64.b64encode(raw).decode() != text:  # not as b64encode writes it: kept as text, so nothing changes
-            continue
-        if raw not in at:
-            at[raw] = [len(tail), len(tail) + len(raw)]
-            tail += raw
-        holder[key] = {_SPAN: at[raw]}
-    return lzma.compress(dumps(data).encode() + b"\n" + tail, format=lzma.FORMAT_XZ, filters=FILTERS)
+            return None
+        if base64.b64encode(raw).decode() != text:
+            return None
+        if raw not in self._at:
+            self._at[raw] = [len(self.data), len(self.data) + len(raw)]
+            self.data += raw
+        return self._at[raw]
+
+
+def compress(data: dict[str, Any], *, filters: list[dict[str, Any]] = FILTERS,
+             values: list[dict[str, Any]] = VALUES, tail: Tail | None = None) -> bytes:
+    """The compressed form of a capture's JSON data (:meth:`~kernelviz.model.Capture.to_dict`'s), which this
+    changes: its base64 values become spans of the tail (``tail``: one that holds more already). Two xz streams, one
+    after the other (which every xz reader reads as one): the JSON line with ``filters``, the tail with ``values``."""
+    tail = Tail() if tail is None else tail
+    for holder, key in base64_values(data):
+        span = tail.span(holder[key])
+        if span is not None:
+            holder[key] = {_SPAN: span}
+    return xz(dumps(data).encode() + b"\n", filters) + (xz(bytes(tail.data), values) if tail.data else b"")
+
+
+def xz(data: bytes, filters: list[dict[str, Any]] = FILTERS) -> bytes:
+    """``data`` as one xz stream with a CRC32 check (which every xz reader knows; the panel's reads no CRC64)."""
+    return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, filters=filters)
 
 
 def decompress(data: bytes) -> dict[str, Any]:
     """The capture's JSON data from its compressed form; a one-line :class:`CaptureError` where it is not one."""
+    return restored(*split(data))
+
+
+def restored(out: Any, tail: bytes) -> Any:
+    """``out``, the JSON line of this form (:func:`split`), with its byte spans base64 of the ``tail`` again."""
+    for holder, key in base64_values(out):
+        span = holder[key]
+        if isinstance(span, dict):
+            start, end = _span(span, len(tail))
+            holder[key] = base64.b64encode(tail[start:end]).decode()
+    return out
+
+
+def split(data: bytes) -> tuple[Any, bytes]:
+    """The JSON line of an xz stream of this form, read, and the tail after it; one-line :class:`CaptureError`s."""
     try:
         whole = lzma.decompress(data, format=lzma.FORMAT_XZ)
     except (lzma.LZMAError, EOFError) as exc:
         raise CaptureError(f"a damaged or truncated compressed capture ({exc})") from None
     line, _, tail = whole.partition(b"\n")
     try:
-        out = loads(line)
+        return loads(line), tail
     except ValueError as exc:
         raise CaptureError(f"a compressed capture whose JSON is not valid ({exc})") from None
-    for holder, key in _base64_values(out):
-        span = holder[key]
-        if isinstance(span, dict):
-            start, end = _span(span, len(tail))
-            holder[key] = base64.b64encode(tail[start:end]).decode()
-    return out
 
 
 def _span(value: dict[str, Any], size: int) -> tuple[int, int]:
@@ -113,7 +147,7 @@ def _span(value: dict[str, Any], size: int) -> tuple[int, int]:
     return span[0], span[1]
 
 
-def _base64_values(data: Any) -> Iterator[tuple[dict[str, Any], str]]:
+def base64_values(data: Any) -> Iterator[tuple[dict[str, Any], str]]:
     """``(holder, key)`` of each base64 value a capture's JSON data holds: ``TensorSpec.values``, and in repro
     records ``ArgSpec.values`` and ``OutputCheck.data`` and ``sample``. Anything not shaped so is passed over
     (the model's reader names what is wrong)."""

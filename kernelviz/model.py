@@ -748,9 +748,10 @@ class Capture(Document):
     def wait_stages(self) -> Capture:
         """This capture once Triton's compiled stages are in ``Kernel.ir``: a capture on a GPU ends at once
         and reads them (files and CUDA's disassembler) in a thread; showing, saving or timing it waits."""
-        pending, self._stages = self._stages, None
-        if pending is not None:
+        pending = self._stages
+        if pending is not None:  # cleared once read, so that a second thread waiting meanwhile waits too
             pending.result()
+            self._stages = None
         return self
 
     def held_bytes(self) -> int:
@@ -802,8 +803,16 @@ class Capture(Document):
 
         return page(self.wait_stages())
 
+    def _ipython_display_(self) -> None:
+        """IPython's display: the live panel at once, the saved parts (payload, HTML, text) in the same output once
+        the stages are in (:func:`kernelviz.views.display.show`)."""
+        from .views.display import show
+
+        show(self)
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """The notebook's display: the live panel, the saved payload, the HTML report and the text summary."""
+        """The display for other front ends: the live panel, the saved payload, the HTML report and the text
+        summary, once the stages are in."""
         from .views.display import mimebundle
 
         return mimebundle(self.wait_stages())

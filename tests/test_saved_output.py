@@ -1,22 +1,25 @@
-"""What a notebook saves of a capture: the panel's data compressed with each text stored once, a report
-without kernel sources for GitHub and nbviewer, and the text summary; at most 1.5x the code it shows."""
+"""What a notebook saves of a capture: the panel's data compressed with each text and recorded value stored once,
+a report without kernel sources for GitHub and nbviewer, and the text summary; at most 1.5x the code it shows.
+Outputs saved by an older kernelviz (gzip) still read."""
 
 import base64
-import gzip
 import json
 
 import pytest
 
 import kernelviz
+from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
+from kernelviz.compressed import split
 from kernelviz.views.display import static_bundle
-from kernelviz.views.payload import ENCODING, capture_from_bundle, saved
+from kernelviz.views.html import TOP_LAUNCHES
+from kernelviz.views.payload import ENCODING, capture_from_bundle, decode, payload, saved
 
 RESNET = FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"
 
 
 def _inner(data: dict) -> dict:
-    return json.loads(gzip.decompress(base64.b64decode(data["data"])))
+    return split(base64.b64decode(data["data"]))[0]
 
 
 def test_a_resnet18_graph_saves_at_most_one_and_a_half_times_its_code():
@@ -54,13 +57,57 @@ def test_sources_that_are_not_slices_or_code_outside_the_bmp_are_kept_as_text():
     assert capture_from_bundle(saved(cap)) == cap
 
 
-def test_nbviewer_and_github_get_the_report_not_the_data():
+def test_nbviewer_and_github_get_the_summary_not_the_data():
+    """GitHub and nbviewer show the text/html part: a summary (the top launches of each graph, the count of the
+    others, and where the rest is), not the data."""
     nbformat = pytest.importorskip("nbformat")
     nbconvert = pytest.importorskip("nbconvert")
-    cap = kernelviz.load(RESNET)
+    cap = fill_timings(kernelviz.load(RESNET))
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell("cap", outputs=[
         nbformat.v4.new_output("display_data", data=static_bundle(cap))]))
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)  # what nbviewer renders
-    assert "kv-report" in body and all(k.name in body for k in cap.kernels)
+    top = sorted(cap.launches, key=lambda launch: -launch.timing.in_graph_ms)[:TOP_LAUNCHES]
+    assert "kv-report" in body and all(f'title="{launch.name}"' in body for launch in top)
+    assert f"{len(cap.launches) - TOP_LAUNCHES} more launches" in body and "cap.save_html(path)" in body
     assert saved(cap)["data"][:40] not in body
+
+
+def test_an_output_saved_in_the_earlier_gzip_form_still_reads():
+    old = json.loads((FIXTURES / "saved" / "gzip" / "mlp_0.json").read_text())  # saved() of mlp_0.py before xz
+    assert old["encoding"] == "gzip+base64"
+    assert capture_from_bundle(old) == kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+
+
+def test_repro_scripts_keep_their_recorded_values_once_as_bytes():
+    cap = kernelviz.load(FIXTURES / "deep" / "h100_capture.json")
+    scripts = {k: v["repro"]["script"] for k, v in payload(cap)["view"]["deep"].items()}
+    data = saved(cap)
+    stored = _inner(data)["view"]["deep"]
+    spanned = [k for k, v in stored.items() if isinstance(v["repro"]["script"], list)]
+    assert spanned and all(isinstance(stored[k]["repro"]["script"][1], list) for k in spanned)
+    assert {k: v["repro"]["script"] for k, v in decode(data)["view"]["deep"].items()} == scripts
+    assert capture_from_bundle(data) == cap
+
+
+@needs_browser
+@pytest.mark.parametrize("form", ["xz", "gzip"])
+def test_the_panel_reads_the_saved_form_and_the_earlier_gzip_one(tmp_path, form):
+    """In Chromium the panel's decodePayload gives back what Python's decode does: sources, code and the repro
+    scripts rebuilt from the bytes after the JSON (xz), or the earlier gzip form as it was saved."""
+    if form == "xz":
+        data = saved(kernelviz.load(FIXTURES / "deep" / "h100_capture.json"))  # stages and repro scripts
+    else:
+        data = json.loads((FIXTURES / "saved" / "gzip" / "mlp_0.json").read_text())
+    want = decode(data)
+    with serve(panel_site(tmp_path, json.dumps(data))) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.wait_for_selector(".kv-row")
+        got = page.evaluate("""async () => {
+            const { decodePayload } = await import("./panel.js");
+            return await decodePayload(await (await fetch("data.json")).json()); }""")
+    assert [[k["source"] for k in g["kernels"]] for g in got["graphs"]] == \
+        [[k["source"] for k in g["kernels"]] for g in want["graphs"]]
+    assert [g["code"] for g in got["graphs"]] == [g["code"] for g in want["graphs"]]
+    assert got["view"].get("deep") == want["view"].get("deep")
+    assert page.errors == []

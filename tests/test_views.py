@@ -15,7 +15,7 @@ from kernelviz.views.display import widget_bundle
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
-from kernelviz.views.payload import capture_from_bundle, decode, live, pack, packing, payload
+from kernelviz.views.payload import LIVE, capture_from_bundle, decode, live, pack, packing, payload
 
 EVIL = '<script>window.pwned=1</script>"'
 
@@ -144,7 +144,7 @@ def test_the_saved_and_the_live_payload_come_from_one_model_json_and_packing_lea
     assert not any(s["text"] or s["source_lines"] for s in stages(shown))
     assert all(g["code"] == "" for g in shown["graphs"]) and shown["view"]["links"] == {}
     assert all(g["code"] for g in data["graphs"]) and data["view"]["links"]
-    assert widget_bundle(cap, packed=packing(shown))[1].payload == CaptureWidget(cap).payload
+    assert widget_bundle(cap, packed=packing(shown, LIVE))[1].payload == CaptureWidget(cap).payload
 
 
 @needs_browser

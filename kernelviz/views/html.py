@@ -83,14 +83,14 @@ def _share(share: float | None) -> str:
     return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
 
 
-def _row(graph: Graph, launch: Launch, known: bool, level: int) -> str:
+def _row(graph: Graph, launch: Launch, known: bool, level: int, links: bool = True) -> str:
     t = launch.timing
     kernel = kernel_of(graph, launch)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
     head, tail = short_name(launch.name, launch.original_aten, _NAME_CHARS, generated=launch.kernel_name is not None,
                             level=level)
     name = escape(head) + (f' <span class="kv-name-tail">{escape(tail)}</span>' if tail else "")
-    if kernel:
+    if kernel and links:
         name = f'<a href="#{_anchor(graph, kernel)}">{name}</a>'
     aten, nodes = ", ".join(launch.original_aten), ", ".join(launch.source_nodes)
     return "<tr>" + "".join([
@@ -102,13 +102,21 @@ def _row(graph: Graph, launch: Launch, known: bool, level: int) -> str:
         _cell(escape(nodes), "", nodes)]) + "</tr>"
 
 
-def launch_table(graph: Graph, peaks: DevicePeaks | None = None) -> str:
-    """The launch table with the panel's columns, and the gap as its last row."""
+def launch_table(graph: Graph, peaks: DevicePeaks | None = None, top: int | None = None) -> str:
+    """The launch table with the panel's columns, and the gap as its last row; with ``top``, only the ``top``
+    launches with the most in-graph time (the first where untimed), in call order, and a row that counts the
+    others (no links: a summary has no kernel sections)."""
     head = "".join(f"<th>{h}</th>" for h in _HEAD)
     known = peaks_known(peaks)
     level = column_level([(launch.name, launch.original_aten, launch.kernel_name is not None)
                           for launch in graph.launches], _NAME_CHARS)
-    rows = "".join(_row(graph, launch, known, level) for launch in graph.launches)
+    shown = graph.launches if top is None else sorted(sorted(
+        graph.launches, key=lambda launch: -(launch.timing.in_graph_ms or 0) if launch.timing else 0)[:top],
+        key=lambda launch: launch.index)
+    rows = "".join(_row(graph, launch, known, level, links=top is None) for launch in shown)
+    if len(shown) < len(graph.launches):
+        rows += (f'<tr><td></td><td colspan="{len(_HEAD) - 1}">{len(graph.launches) - len(shown)} more launches '
+                 "(the panel and the full report show every one)</td></tr>")
     if graph.gap_ms is not None:
         share = graph.gap_ms / graph.gpu_busy_ms if positive(graph.gpu_busy_ms) and valid(graph.gap_ms) else None
         rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'
@@ -250,12 +258,13 @@ def why_section(graph: Graph) -> str:
 
 
 def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: str, *,
-                  wrapper: bool = True) -> str:
-    """One graph: its charts, launch table, counters, wrapper's steps (with ``wrapper``) and ``kernels``
-    (:func:`kernel_sections`; ``found``: see ``html_list``)."""
+                  top: int | None = None) -> str:
+    """One graph: its charts, launch table, counters, wrapper's steps and ``kernels`` (:func:`kernel_sections`;
+    ``found``: see ``html_list``); with ``top`` (a summary) no charts or wrapper's steps, and the ``top``
+    launches with the most time."""
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
-    charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph)
+    charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph) if top is None else ""
     caller = f"<p>Ran from {_where(graph.caller)} <code>{escape(graph.caller.code)}</code></p>" if graph.caller else ""
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
             f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
@@ -263,8 +272,8 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
             + (f'<p class="kv-hint">{escape(dynamic)}</p>' if (dynamic := dynamic_sizes(graph)) else "")
             + html_list(capture, found, graph) + why_section(graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
-            + launch_table(graph, capture.peaks) + counters_section(graph)
-            + (wrapper_view(graph) if wrapper else "") + kernels)
+            + launch_table(graph, capture.peaks, top) + counters_section(graph)
+            + (wrapper_view(graph) if top is None else "") + kernels)
 
 
 def header(capture: Capture, found: list[Advice]) -> str:
@@ -282,52 +291,62 @@ def header(capture: Capture, found: list[Advice]) -> str:
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 
-_NO_SOURCES = ("Kernel sources, compiled stages and the wrapper's steps are not in this static view: the kernelviz "
-               "panel (JupyterLab or Notebook 7 with kernelviz installed) shows them from the saved output, and "
-               "<code>cap.save_html(path)</code> writes the full report.")
-# Of the output code's characters, what the full report spends on pygments markup and on compiled stages: each
-# for the kernels with the most time that fit, so the report stays within about twice the output code (the
-# other kernels' sources are plain text, their stages a line saying where they are)
-HIGHLIGHT_SHARE = 0.4
-STAGES_SHARE = 0.3
+_SUMMARY = ("A summary: every launch, the charts, kernel sources, compiled stages and repros are in the kernelviz "
+            "panel (JupyterLab or Notebook 7 with kernelviz installed), which shows them from this saved output, and "
+            "<code>cap.save_html(path)</code> writes the full report.")
+TOP_LAUNCHES = 20  # launches of each graph in the summary: those with the most in-graph time
+# The full report stays within about twice the output code: what the rest of it leaves of that goes to pygments markup
+# and compiled stages, 4:3, each for the kernels with the most time that fit (the other kernels' sources are plain
+# text, their stages a line saying where they are)
+REPORT_SIZE = 2.0
+HIGHLIGHT_SHARE = 4 / 7
 
 
-def kernel_sections(capture: Capture, *, sources: bool = True) -> list[str]:
-    """Each graph's kernel sections; with ``sources`` each kernel's source, highlighted for the kernels with the
-    most time, and compiled stages for those with the most time (the first always)."""
-    if not sources:
-        return ["".join(kernel_section(graph, k) for k in graph.kernels) for graph in capture.graphs]
-    code = sum(len(graph.code) for graph in capture.graphs)
+def kernel_sections(capture: Capture, room: int) -> list[str]:
+    """Each graph's kernel sections: each kernel's source, highlighted for the kernels with the most time, and
+    compiled stages for those with the most time (the first always), in ``room`` characters beyond the plain
+    sections where they fit."""
+    plain = {(g, k.name): f'<div class="highlight"><pre>{escape(k.source)}</pre></div>'
+             for g, graph in enumerate(capture.graphs) for k in graph.kernels}
+    sections = {(g, k.name): kernel_section(graph, k, plain[g, k.name])
+                for g, graph in enumerate(capture.graphs) for k in graph.kernels}
+    room = max(room - sum(map(len, sections.values())), 0)
     marked = {}
 
     def markup(g: int, kernel: Kernel) -> int:
         marked[g, kernel.name] = _highlighted(kernel)
-        return len(marked[g, kernel.name]) - len(escape(kernel.source))
+        return len(marked[g, kernel.name]) - len(plain[g, kernel.name])
 
-    highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * code)
-    staged = heaviest_kept(capture, lambda g, k: sum(len(st.text) for st in k.ir.stages) if k.ir else 0,
-                           STAGES_SHARE * code, first=True)
+    highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * room)
+    room -= sum(len(marked[key]) - len(plain[key]) for key in highlighted)
+    staged = heaviest_kept(capture, lambda g, k: sum(len(st.text) for st in k.ir.stages) if k.ir else 0, room,
+                           first=True)
 
-    def body(g: int, kernel: Kernel) -> str:
+    def content(g: int, kernel: Kernel) -> str:
         key = (g, kernel.name)
-        plain = f'<div class="highlight"><pre>{escape(kernel.source)}</pre></div>'
         stages = stages_section(kernel) if key in staged else _stages_elsewhere(kernel)
-        return (marked[key] if key in highlighted else plain) + stages
+        return (marked[key] if key in highlighted else plain[key]) + stages
 
-    return ["".join(kernel_section(graph, k, body(g, k)) for k in graph.kernels)
+    return ["".join(kernel_section(graph, k, content(g, k)) for k in graph.kernels)
             for g, graph in enumerate(capture.graphs)]
 
 
-def report(capture: Capture, *, sources: bool = True) -> str:
-    """The report as an HTML fragment (for a notebook's ``text/html`` output); without ``sources`` the kernels'
-    sources and stages and the wrapper's steps are left out (a compact report: header, findings, charts, launch
-    tables, kernel metadata), and it says where they are."""
+def report(capture: Capture, *, summary: bool = False) -> str:
+    """The report as an HTML fragment; with ``summary`` (a notebook's ``text/html`` output, for GitHub and
+    nbviewer) the header, each graph's findings and its ``TOP_LAUNCHES`` launches, and where the rest is."""
+    return f'<div class="kv-report"><style>{_css(not summary)}</style>{body(capture, summary=summary)}</div>'
+
+
+def body(capture: Capture, *, summary: bool = False) -> str:
+    """:func:`report`'s content: the header, then each graph's section with its kernels."""
     found = findings(capture)
-    kernels = kernel_sections(capture, sources=sources)
-    return (f'<div class="kv-report"><style>{_css(sources)}</style>{header(capture, found)}'
-            + ("" if sources else f'<p class="kv-hint">{_NO_SOURCES}</p>')
-            + "".join(graph_section(capture, g, found, k, wrapper=sources) for g, k in zip(capture.graphs, kernels))
-            + "</div>")
+    top = TOP_LAUNCHES if summary else None
+    head = header(capture, found) + (f'<p class="kv-hint">{_SUMMARY}</p>' if summary else "")
+    graphs = [graph_section(capture, g, found, "", top=top) for g in capture.graphs]
+    if not summary:
+        room = REPORT_SIZE * sum(len(graph.code) for graph in capture.graphs) - len(head) - sum(map(len, graphs))
+        graphs = [section + kernels for section, kernels in zip(graphs, kernel_sections(capture, int(room)))]
+    return head + "".join(graphs)
 
 
 def page(capture: Capture) -> str:

@@ -3,9 +3,11 @@
 and whether the device's peaks are known (``rules.py``)). The model ignores the annex on load.
 
 A notebook saves that JSON in a compact form (:func:`saved`): each kernel's source as the ``[start,
-end]`` span of its graph's code that it is (the text is stored once), then the whole gzip-compressed and
-base64-encoded. The panel decodes it (``static/src/payload.js``); :func:`capture_from_bundle` reads it
-back in Python.
+end]`` span of its graph's code that it is (the text is stored once), the recorded values (base64 in the model's
+JSON, and in the repro scripts of the annex) as raw bytes after the JSON line, each distinct value once
+(:mod:`kernelviz.compressed`'s form), then the whole xz-compressed and base64-encoded. The panel decodes it
+(``static/src/payload.js``, with an xz decoder bundled in); :func:`capture_from_bundle` reads it back in Python.
+Outputs saved in the earlier form (gzip, no byte tail) are read too.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import lzma
+import re
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..codec import dumps, loads
+from ..codec import dumps, json_data, loads
+from ..compressed import VALUES, Tail, compress, restored, split
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .groups import group_findings
@@ -32,7 +37,17 @@ from .stages import kernel_extras, without_stages
 from .text import dynamo_lines
 from .why import cudagraph_lines, pool_line, sweeps
 
-ENCODING = "gzip+base64"  # the value of "encoding" in the saved form
+ENCODING = "xz+base64"  # the value of "encoding" in the saved form
+GZIP = "gzip+base64"  # what kernelviz saved before (read, never written)
+Filters = tuple[list[dict[str, Any]], list[dict[str, Any]]]  # xz's filters of the JSON, of the recorded values
+# xz for a notebook's saved output, its JSON (in a thread, after the panel shows: ~4 MB/s of JSON, 70% of preset 1's
+# size on a GPU capture with stages; the recorded values as in a .kvz); the live widget's payload, made before the
+# panel shows, takes preset 0 (~25 MB/s), its values too
+SAVED = ([{"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 16 << 20}], VALUES)  # (the JSON's, the values')
+LIVE = ([{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20}],
+        [{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 4 << 20, "lc": 1, "lp": 2, "pb": 2}])
+# a base64 literal in a repro script (the recorded values it runs on), stored as raw bytes of the tail
+_BASE64_LITERAL = re.compile(r"'([A-Za-z0-9+/]{64,}={0,2})'")
 # Characters of kernel source highlighted in a payload (~1 s of pygments, which lexes ~0.5 MB/s: a
 # 2,000-kernel capture holds 7 MB of kernel source); the kernels past it are shown as plain text.
 HIGHLIGHT_BUDGET = 500_000
@@ -68,8 +83,10 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
 
 def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
-    Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too."""
-    data = capture.to_dict()
+    Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too, and the capture is
+    taken as it is, its stages perhaps still being read (the widget is refreshed once they are in); with it,
+    once they are in."""
+    data = json_data(capture if not per_kernel else capture.wait_stages())
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     found = findings(capture)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
@@ -107,27 +124,49 @@ def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
 
 def saved(capture: Capture) -> dict[str, Any]:
     """What a notebook saves under ``application/vnd.kernelviz.v1+json``: :func:`payload` (the whole capture: a
-    notebook is what users share) with kernel sources as spans of their graph's code, gzip-compressed
-    (deterministically) and base64-encoded."""
+    notebook is what users share) in the compact form (sources as spans, recorded values as raw bytes, xz:
+    deterministic), base64-encoded."""
     return pack(payload(capture))
 
 
-def pack(data: dict[str, Any]) -> dict[str, Any]:
-    """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, so a
-    notebook's saved widget state is as small): sources as spans, gzip (deterministic), base64. ``data`` is
-    left as it was."""
-    return packing(data)()
+def pack(data: dict[str, Any], filters: Filters = SAVED) -> dict[str, Any]:
+    """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, with the
+    ``LIVE`` filters, so a notebook's saved widget state is small). ``data`` is left as it was."""
+    return packing(data, filters)()
 
 
-def packing(data: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    """:func:`pack` begun: the JSON is made now and compressed in a thread (zlib lets Python's other threads
-    run meanwhile); calling what this returns waits for that and gives the packed form."""
-    raw = dumps({**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}).encode()
+def packing(data: dict[str, Any], filters: Filters = SAVED) -> Callable[[], dict[str, Any]]:
+    """:func:`pack` begun in a thread (lzma lets Python's other threads run meanwhile; ``data`` must not change
+    until it is done); calling what this returns waits for that and gives the packed form."""
     pool = ThreadPoolExecutor(1)
-    compressed = pool.submit(gzip.compress, raw, compresslevel=6, mtime=0)
+    compressed = pool.submit(_compressed, data, filters)
     pool.shutdown(wait=False)  # its thread ends once the compression is done
     return lambda: {"schema_version": SCHEMA_VERSION, "encoding": ENCODING,
                     "data": base64.b64encode(compressed.result()).decode()}
+
+
+def _compressed(data: dict[str, Any], filters: Filters) -> bytes:
+    tail = Tail()
+    data = {**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}
+    if data.get("view", {}).get("deep"):
+        data["view"] = {**data["view"], "deep": {key: _script_spans(extras, tail)
+                                                 for key, extras in data["view"]["deep"].items()}}
+    return compress(json_data(data), filters=filters[0], values=filters[1], tail=tail)  # a copy, which it changes
+
+
+def _script_spans(extras: dict[str, Any], tail: Tail) -> dict[str, Any]:
+    """A kernel's saved annex with its repro script as a list of text and ``[start, end]`` spans of the tail
+    (whose base64 the text holds there): the recorded values it runs on are stored once, as raw bytes."""
+    script = (extras.get("repro") or {}).get("script")
+    if not isinstance(script, str):
+        return extras
+    parts, at = [], 0
+    for match in _BASE64_LITERAL.finditer(script):
+        span = tail.span(match.group(1))
+        if span is not None:
+            parts += [script[at : match.start(1)], span]
+            at = match.end(1)
+    return {**extras, "repro": {**extras["repro"], "script": [*parts, script[at:]]}} if parts else extras
 
 
 def _with_spans(graph: dict[str, Any]) -> dict[str, Any]:
@@ -150,22 +189,42 @@ def _with_spans(graph: dict[str, Any]) -> dict[str, Any]:
 
 
 def decode(data: Any) -> Any:
-    """The payload from what a notebook saved: :func:`saved`'s form decoded, or the model's JSON (which
-    kernelviz 0.1 saved) as it is. Raises :class:`CaptureError` (one line) for data that is not either;
-    what the decoded JSON holds is checked by :meth:`Capture.from_dict`."""
+    """The payload from what a notebook saved: :func:`saved`'s form (or the gzip form kernelviz saved before)
+    decoded, or the model's JSON (which kernelviz 0.1 saved) as it is. Raises :class:`CaptureError` (one line)
+    for data that is not either; what the decoded JSON holds is checked by :meth:`Capture.from_dict`."""
     if not isinstance(data, dict) or "encoding" not in data:
         return data
-    if data["encoding"] != ENCODING:
-        raise CaptureError(f"notebook output encoded as {data['encoding']!r:.40}; this kernelviz reads {ENCODING!r}")
+    if data["encoding"] not in (ENCODING, GZIP):
+        raise CaptureError(f"notebook output encoded as {data['encoding']!r:.40}; this kernelviz reads {ENCODING!r}"
+                           f" and {GZIP!r}")
     try:
-        payload = loads(gzip.decompress(base64.b64decode(data.get("data", ""), validate=True)))
-    except (binascii.Error, TypeError, OSError, EOFError, zlib.error, ValueError) as exc:
-        raise CaptureError(f"notebook output: its data is not {ENCODING} of JSON ({exc})") from None
+        raw = base64.b64decode(data.get("data", ""), validate=True)
+        if data["encoding"] == GZIP:
+            payload, tail = loads(gzip.decompress(raw)), b""
+        else:
+            payload, tail = split(raw)
+            payload = restored(payload, tail)
+    except (binascii.Error, TypeError, OSError, EOFError, zlib.error, ValueError, CaptureError) as exc:
+        raise CaptureError(f"notebook output: its data is not {data['encoding']} of JSON ({exc})") from None
     graphs = payload.get("graphs") if isinstance(payload, dict) else None
     for graph in graphs if isinstance(graphs, list) else []:
         if isinstance(graph, dict) and isinstance(graph.get("kernels"), list):
             _spans_to_sources(graph)
+    view = payload.get("view") if isinstance(payload, dict) else None
+    deep = view.get("deep") if isinstance(view, dict) else None
+    for extras in deep.values() if isinstance(deep, dict) else []:
+        repro = extras.get("repro") if isinstance(extras, dict) else None
+        if isinstance(repro, dict) and isinstance(repro.get("script"), list):
+            repro["script"] = "".join(part if isinstance(part, str) else _base64_of(part, tail)
+                                      for part in repro["script"])
     return payload
+
+
+def _base64_of(span: Any, tail: bytes) -> str:
+    """The base64 of a ``[start, end]`` span of ``tail`` (nothing for what is not one)."""
+    if isinstance(span, list) and len(span) == 2 and all(type(i) is int for i in span) and 0 <= span[0] <= span[1]:
+        return base64.b64encode(tail[span[0] : span[1]]).decode()
+    return ""
 
 
 def _spans_to_sources(graph: dict[str, Any]) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from ..model import RankGraph, RankInfo, RankLaunch, Ranks
-from .findings import findings
-from .html import _css, graph_section, header, kernel_sections
+from .html import _css, body
 from .names import label
 from .ranks_text import PARTS, headline
 
@@ -145,12 +144,8 @@ def ranks_section(ranks: Ranks) -> str:
 def report(ranks: Ranks) -> str:
     """The ranks compared, then the reference rank's capture, as an HTML fragment."""
     ref = ranks.reference
-    body = ""
-    if ref is not None:
-        found = findings(ref)
-        body = (f"<h2>Rank {ref.rank if ref.rank is not None else '?'} in detail</h2>{header(ref, found)}"
-                + "".join(graph_section(ref, g, found, k) for g, k in zip(ref.graphs, kernel_sections(ref))))
-    return f'<div class="kv-report"><style>{_css()}{_RANKS_CSS}</style>{ranks_section(ranks)}{body}</div>'
+    detail = "" if ref is None else f"<h2>Rank {ref.rank if ref.rank is not None else '?'} in detail</h2>{body(ref)}"
+    return f'<div class="kv-report"><style>{_css()}{_RANKS_CSS}</style>{ranks_section(ranks)}{detail}</div>'
 
 
 def page(ranks: Ranks) -> str:

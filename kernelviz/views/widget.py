@@ -12,7 +12,7 @@ import traitlets
 
 from ..model import Capture, Ranks
 from .panel_code import PanelWidget
-from .payload import graph_view, kernel_view, pack, payload, ranks_payload
+from .payload import LIVE, graph_view, kernel_view, pack, payload, ranks_payload
 
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
 
@@ -85,7 +85,7 @@ class CaptureWidget(PanelWidget):
         self.payload = self._payload()
 
     def _payload(self) -> dict:
-        return pack(payload(self.capture, per_kernel=False))
+        return pack(payload(self.capture, per_kernel=False), LIVE)
 
     @property
     def selected_launch(self):
@@ -105,7 +105,7 @@ class RanksWidget(CaptureWidget):
         super().__init__(ranks.reference or Capture(), **kwargs)
 
     def _payload(self) -> dict:
-        return pack(ranks_payload(self.ranks, per_kernel=False))
+        return pack(ranks_payload(self.ranks, per_kernel=False), LIVE)
 
     def time_kernels(self) -> None:
         return None
