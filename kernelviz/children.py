@@ -1,6 +1,6 @@
-"""The environment of kernelviz's child processes (the timing worker, the repro child): this kernelviz importable,
-Inductor compiling in-process, and without torch's warning that numpy is absent (kernelviz does not need it,
-and a child's last line of stderr is what its failure reports)."""
+"""The environment of kernelviz's child processes (the timing process, the counters' child): this kernelviz
+importable, Inductor compiling in-process, and without torch's warning that numpy is absent (kernelviz does not
+need it, and a child's last line of stderr is what its failure reports)."""
 
 from __future__ import annotations
 

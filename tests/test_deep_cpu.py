@@ -96,7 +96,7 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
     graph.code = graph.code.replace("del async_compile\n", dies)
     for item in (first, second, graph):
         item.repro.expected = []
-    expect([graph], progress=False)
+    expect([graph])
     assert first.repro.error.startswith("the captured code crashed on inputs made from the specs: exit status 5 (")
     assert "cap.bench(repros=True)" in first.repro.error
     assert second.repro.error is None and [e.name for e in second.repro.expected] == [
@@ -104,7 +104,7 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
     assert graph.repro.error == first.repro.error  # call() runs that kernel too: a third process, same end
     broken = copy.deepcopy(cpu_mlp.graphs[0])
     broken.code = "raise SystemExit('no such module here')\n" + broken.code
-    expect([broken], progress=False)
+    expect([broken])
     assert [k.repro.error for k in broken.kernels] + [broken.repro.error] == [
         "the graph's code does not run in a new process: no such module here"] * 3
 
