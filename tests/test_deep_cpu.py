@@ -42,7 +42,7 @@ def cpu_mlp():
     with torch.no_grad(), kernelviz.capture(bench=True, repros=True) as cap:
         torch.compile(model)(x)
     torch._dynamo.reset()
-    return cap
+    return cap.wait_repros()
 
 
 def test_cpu_repros_run_match_and_catch_a_wrong_kernel(cpu_mlp, tmp_path):
@@ -77,7 +77,7 @@ def test_integer_inputs_keep_their_values_from_the_run(tmp_path):
     table, index = torch.randn(50, 8), torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 49, 0])
     with torch.no_grad(), kernelviz.capture(bench=True, repros=True) as cap:
         torch.compile(gather)(table, index)
-    (graph,) = cap.graphs
+    (graph,) = cap.wait_repros().graphs
     (kernel,) = graph.kernels
     kept = [a for a in kernel.repro.args if a.dtype == "int64"]
     assert kept and all(a.fill == "values" for a in kept)

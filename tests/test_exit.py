@@ -14,9 +14,10 @@ import torch
 
 import kernelviz
 import zoo
+from conftest import FIXTURES
 from kernelviz import conductor
 from kernelviz.bench import isolation
-from kernelviz.ir import StageJob
+from kernelviz.ir import StageJob, StageReading, stages
 from kernelviz.model import KernelIR
 from kernelviz.repro import record
 
@@ -145,3 +146,38 @@ def test_one_timing_process_at_a_time_gone_when_idle(monkeypatch, tmp_path):
         time.sleep(0.2)
     assert _workers() == [] and isolation.Worker._kept is not None
     isolation._close_kept()
+
+
+def test_while_the_timing_runs_the_disassembler_goes_on_and_the_linking_waits():
+    disassembled, release = threading.Event(), threading.Event()
+    kernel = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py").kernels[0]
+    kernel.ir = KernelIR()
+
+    def texts():
+        assert release.wait(60)
+        disassembled.set()
+        return {"ttir": "module {\n}\n"}, {"ttir": "test"}, []
+
+    reading = StageReading([StageJob(kernel, kernel.ir, texts)])
+    with reading.paused():
+        release.set()
+        assert disassembled.wait(60)  # the tool's part ran inside the block
+        time.sleep(0.3)
+        assert kernel.ir.stages == []  # its linking (this process's CPU) waits for the timing's end
+    reading.result()
+    assert [s.name for s in kernel.ir.stages] == ["ttir"]
+
+
+def test_a_cubin_is_disassembled_once_then_its_sass_is_kept(tmp_path, monkeypatch):
+    calls = tmp_path / "calls"
+    tool = tmp_path / "nvdisasm"
+    tool.write_text(f"#!/bin/sh\necho run >> {calls}\necho \"SASS of $(cat \"$3\")\"\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr(stages, "_tool", lambda name: str(tool) if name == "nvdisasm" else None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    first = stages.disassemble_bytes(b"kernel one", "k1")
+    assert first == ("nvdisasm -c -gi", "SASS of kernel one\n")
+    assert stages.disassemble_bytes(b"kernel one", "k1") == first  # kept: the tool does not run again
+    assert stages.disassemble_bytes(b"kernel two", "k2")[1] == "SASS of kernel two\n"
+    assert calls.read_text().count("run") == 2
+    assert len(list((tmp_path / "cache" / "kernelviz" / "sass").iterdir())) == 2

@@ -35,7 +35,7 @@ def step_capture():
     with kernelviz.capture(bench=True, repros=True) as cap:
         step()
     torch._dynamo.reset()
-    return cap
+    return cap.wait_repros()
 
 
 def _code(cap) -> int:
