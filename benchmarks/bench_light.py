@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -104,10 +105,19 @@ def landed(cap: kernelviz.Capture) -> str:
     """When the stages' texts and the repros' expected outputs were in ``cap``, in seconds after its exit (this
     kernelviz's background work; 0 where the exit waited for it)."""
     start = time.perf_counter()
-    getattr(cap, "wait_repros", lambda: None)()
-    repros = time.perf_counter() - start
-    cap.wait_stages()
-    stages = time.perf_counter() - start
+    ready = {}
+
+    def wait(what: str, how) -> None:
+        how()
+        ready[what] = time.perf_counter() - start
+
+    waits = [threading.Thread(target=wait, args=("stages", cap.wait_stages)),
+             threading.Thread(target=wait, args=("repros", getattr(cap, "wait_repros", lambda: None)))]
+    for thread in waits:
+        thread.start()
+    for thread in waits:
+        thread.join()
+    stages, repros = ready["stages"], ready["repros"]
     return f"stages +{stages:.2f} s" + (f", repros +{repros:.2f} s" if any(k.repro for k in cap.kernels) else "")
 
 
