@@ -723,9 +723,10 @@ class Capture(Document):
     def wait_stages(self) -> Capture:
         """This capture once Triton's compiled stages are in ``Kernel.ir``: a capture on a GPU ends at once
         and reads them (files and CUDA's disassembler) in a thread; showing, saving or timing it waits."""
-        pending, self._stages = self._stages, None
-        if pending is not None:
+        pending = self._stages
+        if pending is not None:  # let go once read (another thread may wait for it too)
             pending.result()
+            self._stages = None
         return self
 
     def wait_repros(self) -> Capture:

@@ -14,10 +14,9 @@ import torch
 
 import kernelviz
 import zoo
-from conftest import FIXTURES
 from kernelviz import conductor
 from kernelviz.bench import isolation
-from kernelviz.ir import StageJob, StageReading, stages
+from kernelviz.ir import StageJob, stages
 from kernelviz.model import KernelIR
 from kernelviz.repro import record
 
@@ -148,26 +147,6 @@ def test_one_timing_process_at_a_time_gone_when_idle(monkeypatch, tmp_path):
     isolation._close_kept()
 
 
-def test_while_the_timing_runs_the_disassembler_goes_on_and_the_linking_waits():
-    disassembled, release = threading.Event(), threading.Event()
-    kernel = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py").kernels[0]
-    kernel.ir = KernelIR()
-
-    def texts():
-        assert release.wait(60)
-        disassembled.set()
-        return {"ttir": "module {\n}\n"}, {"ttir": "test"}, []
-
-    reading = StageReading([StageJob(kernel, kernel.ir, texts)])
-    with reading.paused():
-        release.set()
-        assert disassembled.wait(60)  # the tool's part ran inside the block
-        time.sleep(0.3)
-        assert kernel.ir.stages == []  # its linking (this process's CPU) waits for the timing's end
-    reading.result()
-    assert [s.name for s in kernel.ir.stages] == ["ttir"]
-
-
 def test_a_cubin_is_disassembled_once_then_its_sass_is_kept(tmp_path, monkeypatch):
     calls = tmp_path / "calls"
     tool = tmp_path / "nvdisasm"
@@ -181,3 +160,27 @@ def test_a_cubin_is_disassembled_once_then_its_sass_is_kept(tmp_path, monkeypatc
     assert stages.disassemble_bytes(b"kernel two", "k2")[1] == "SASS of kernel two\n"
     assert calls.read_text().count("run") == 2
     assert len(list((tmp_path / "cache" / "kernelviz" / "sass").iterdir())) == 2
+
+
+def test_the_repros_are_computed_once_the_stages_are_read(monkeypatch):
+    go, began = threading.Event(), []
+    expect = record.expect
+
+    def jobs(graph, compiled):
+        if not graph.kernels:
+            return []
+        kernel = graph.kernels[0]
+        kernel.ir = KernelIR()
+        return [StageJob(kernel, kernel.ir, lambda: (go.wait(120), ({"ttir": "module {\n}\n"}, {"ttir": "test"},
+                                                                     []))[1])]
+
+    monkeypatch.setattr(conductor, "stage_jobs", jobs)
+    monkeypatch.setattr(record, "expect", lambda graphs: began.append(time.monotonic()) or expect(graphs))
+    step = _train_step()
+    with kernelviz.capture(bench=True, repros=True) as cap:
+        step()
+    time.sleep(1)
+    assert began == []  # the stages' reading first: they would compete for the CPUs
+    released = time.monotonic()
+    go.set()
+    assert all(k.repro.expected for k in cap.wait_repros().kernels) and began[0] >= released

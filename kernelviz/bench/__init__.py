@@ -52,8 +52,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     arguments.instance("bench", "peaks", peaks, DevicePeaks)
     capture.wait_repros()
     plans = plan(capture)
-    # the timing process, started while this one times: for the graphs it times, and the repros' expected outputs
-    worker = isolation.Worker.get() if plans and (repros or any(p.where == "elsewhere" for p in plans)) else None
+    worker = isolation.Worker.get() if any(p.where == "elsewhere" for p in plans) else None  # starts while we time
     if peaks is not None:
         capture.peaks = peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
@@ -76,7 +75,8 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     if recorded:
         from ..repro.record import Landing  # the repro scripts' expected outputs, in the background
 
-        capture._repros = Landing(recorded)
+        isolation.Worker.warm()  # the timing process they are computed in starts while the stages are read
+        capture._repros = Landing(recorded, after=capture.wait_stages)
     return capture
 
 

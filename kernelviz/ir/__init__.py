@@ -34,7 +34,6 @@ from .stages import (
 
 __all__ = ["StageJob", "StageReading", "read_stages", "stage_jobs", "read_in_background", "kernel_ir", "kernel_facts"]
 _WORKERS = min(16, os.cpu_count() or 4)  # the SASS disassembler runs as a process per kernel
-_HELD_TOOLS = max(1, (os.cpu_count() or 4) // 2)  # disassemblers at once while the timing runs
 
 
 class StageJob(NamedTuple):
@@ -85,86 +84,44 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
     return jobs
 
 
-def read_jobs(jobs: list[StageJob], gate: Gate | None = None) -> None:
-    """Read the stages' texts of :func:`stage_jobs`' kernels, as ``gate`` lets them (the SASS disassembler runs
-    as a process per kernel)."""
-    gate = gate or Gate()
-
+def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
+    """Read the stages' texts of :func:`stage_jobs`' kernels (the SASS disassembler runs as a process per kernel),
+    each once ``go`` is set where one is given."""
     def one(job: StageJob) -> None:
-        with gate.tool():
-            texts = _texts(job)
-        gate.wait_open()
-        if texts is not None:
-            _link(job, *texts)
+        if go is not None:
+            go.wait()
+        _add_texts(job)
 
     with ThreadPoolExecutor(_WORKERS) as pool:
         list(pool.map(one, jobs))
 
 
-class Gate:
-    """What the reading of stages may do now: everything, or while it is held back (:meth:`held`), only run CUDA's
-    disassembler, as processes of their own on at most half of the CPUs, and link no text to source lines (that is
-    this process's CPU, which the timing measures)."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._held = False
-        self._tools = 0
-
-    @contextlib.contextmanager
-    def tool(self) -> Iterator[None]:
-        """One kernel's texts read (and disassembled) inside the block, once the gate lets one more."""
-        with self._changed:
-            self._changed.wait_for(lambda: not self._held or self._tools < _HELD_TOOLS)
-            self._tools += 1
-        try:
-            yield
-        finally:
-            with self._changed:
-                self._tools -= 1
-                self._changed.notify_all()
-
-    def wait_open(self) -> None:
-        with self._changed:
-            self._changed.wait_for(lambda: not self._held)
-
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        with self._changed:
-            self._held = True
-        try:
-            yield
-        finally:
-            self.open()
-
-    def open(self) -> None:
-        with self._changed:
-            self._held = False
-            self._changed.notify_all()
-
-
 class StageReading:
     """The stages' texts of a capture's kernels being read in a thread of its own, so that the capture ends at
     once: :meth:`result` waits for them (what shows or saves the capture does: ``Capture.wait_stages``),
-    :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own, while
-    the disassembler goes on beside it: see :class:`Gate`)."""
+    :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own)."""
 
     def __init__(self, jobs: list[StageJob]) -> None:
-        self._gate = Gate()
+        self._go = threading.Event()
+        self._go.set()
         runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
         try:
-            self._done: Future = runner.submit(read_jobs, jobs, self._gate)
+            self._done: Future = runner.submit(read_jobs, jobs, self._go)
         finally:
             runner.shutdown(wait=False)
 
     def result(self) -> None:
-        self._gate.open()
+        self._go.set()
         self._done.result()
 
-    def paused(self) -> contextlib.AbstractContextManager[None]:
-        """No kernel's texts are linked to source lines inside the block (those begun finish), and at most half
-        of the CPUs disassemble."""
-        return self._gate.held()
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """No kernel's texts begin to be read inside the block (those begun finish)."""
+        self._go.clear()
+        try:
+            yield
+        finally:
+            self._go.set()
 
 
 def read_in_background(jobs: list[StageJob]) -> StageReading | None:
@@ -174,24 +131,12 @@ def read_in_background(jobs: list[StageJob]) -> StageReading | None:
 
 def _add_texts(job: StageJob) -> None:
     """The stages of one kernel, with their links to its source lines, into its ``KernelIR``."""
-    texts = _texts(job)
-    if texts is not None:
-        _link(job, *texts)
-
-
-def _texts(job: StageJob) -> tuple[dict[str, str], dict[str, str], list[str]] | None:
-    """One kernel's stages' texts, the tool each came from and notes on what is missing; None where they could not
-    be read (said in its notes)."""
-    try:
-        return job.texts()
-    except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
-        job.ir.notes.append(f"stages not read: {type(exc).__name__}: {exc}")
-        return None
-
-
-def _link(job: StageJob, texts: dict[str, str], tools: dict[str, str], notes: list[str]) -> None:
-    """The texts, with their links to the kernel's source lines, into its ``KernelIR``."""
     kernel, ir = job.kernel, job.ir
+    try:
+        texts, tools, notes = job.texts()
+    except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
+        ir.notes.append(f"stages not read: {type(exc).__name__}: {exc}")
+        return
     ir.notes[:0] = notes
     ir.file = ir.file or guess_file(texts.get("ttir", ""))
     count = len(kernel.source.splitlines())
