@@ -54,10 +54,10 @@ class _Outcome:
 class Worker:
     """A timing process started ahead of its job: it imports torch and kernelviz while this process goes on,
     then waits on its stdin for one job (CUDA starts there once a job needs it): timing graphs, or the repro
-    scripts' expected outputs (:mod:`kernelviz.repro.record`). At most one lives beside this process: one job's
-    at a time (the next starts once it has ended), and one kept for the next job (``keep``: the one a timing
-    started for its last graphs, or one started when a capture is loaded, ``warm``), which ends itself after
-    ``IDLE_S`` without a job, or when this process ends (its stdin closes)."""
+    scripts' expected outputs (:mod:`kernelviz.repro.record`). One lives beside this process at a time: the one at
+    work (the next starts once it has ended), else one kept for the next job (``keep``; ``warm`` starts one when a
+    timing on the GPU or with repros, or a capture's load, ends), which ends itself after ``IDLE_S`` without a job,
+    or when this process ends (its stdin closes)."""
 
     _kept: Worker | None = None
     _lock = threading.Lock()
