@@ -5,29 +5,38 @@ capture with compiled stages (tests/fixtures/deep/h100_capture.json) loaded from
 
     python benchmarks/bench_light.py            # CPU: 2-layer TransformerEncoderLayer step, a small CNN step
     python benchmarks/bench_light.py --quick    # CPU: the transformer step only
+    python benchmarks/bench_light.py --exit     # exit figures only (no sizes); --cnn: the CNN step only;
+                                                # --retime: then a loaded GPT-2 backward (CUDA)
     python benchmarks/bench_light.py --sizes-only step.json   # only the sizes, of the fixture and of step.json
+    KERNELVIZ_FROM=/old/tree python benchmarks/bench_light.py --exit   # the same with another kernelviz
 
-On a CUDA machine it captures a torchvision resnet18 training step (batch 16) and a small transformer step
-instead. Each step is forward + backward + SGD, compiled and run once before it is captured. Targets of issue 36
-in brackets; the notebook output is what a notebook saves (``views.display.static_bundle``), then with the live
-widget's state (saved by ``nbclient`` and JupyterLab's ``saveState``); the first display is the live panel's output
-while the stages are still being read.
+On a CUDA machine it captures a torchvision resnet50 training step (batch 16, SGD without foreach: 700+ launches)
+and a small transformer step instead. Each step is forward + backward + SGD, compiled and run once before it is
+captured. Beside each exit: when the stages' texts and the repros' expected outputs were ready after it (each
+capture reads its kernels' SASS anew, but the last row's, which finds it kept). ``--retime`` saves the GPT-2
+backward (transformers) and times it at once after ``load()`` in a new process, with kernelviz's bytecode cache
+for its child processes first empty, then kept. Targets of issue 36 in brackets; the notebook output is what a
+notebook saves (``views.display.static_bundle``), then with the live widget's state (saved by ``nbclient`` and
+JupyterLab's ``saveState``); the first display is the live panel's output while the stages are still being read.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.environ.get("KERNELVIZ_FROM") or str(ROOT))
 
 import kernelviz  # noqa: E402
 from kernelviz.model import MIME_TYPE  # noqa: E402
@@ -36,6 +45,7 @@ from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 FIXTURE = ROOT / "tests" / "fixtures" / "deep" / "h100_capture.json"
+EXIT_ONLY = False  # --exit
 
 
 def sync() -> None:
@@ -43,10 +53,10 @@ def sync() -> None:
         torch.cuda.synchronize()
 
 
-def sgd_step(model: torch.nn.Module, inputs: torch.Tensor, loss_of) -> callable:
+def sgd_step(model: torch.nn.Module, inputs: torch.Tensor, loss_of, foreach: bool | None = None) -> callable:
     """forward + backward + SGD of ``model`` on ``inputs``: the model and the optimizer's step compiled."""
     compiled = torch.compile(model)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, foreach=foreach)
     update = torch.compile(optimizer.step)
 
     def step() -> None:
@@ -67,12 +77,15 @@ def transformer_step() -> callable:
 
 
 def cnn_step() -> callable:
-    """torchvision's resnet18 at batch 16 on a GPU; on the CPU a 3-conv CNN with batch norm at batch 8, 32x32."""
+    """torchvision's resnet50 at batch 16 on a GPU (SGD a kernel per parameter); on the CPU a 3-conv CNN with batch
+    norm at batch 8, 32x32."""
     torch.manual_seed(0)
     if DEVICE == "cuda":
-        torchvision = kernelviz.needs("torchvision", "vision", "benchmarks/bench_light.py")
+        import torchvision
 
-        model, x = torchvision.models.resnet18().to(DEVICE), torch.randn(16, 3, 224, 224, device=DEVICE)
+        model, x = torchvision.models.resnet50().to(DEVICE), torch.randn(16, 3, 224, 224, device=DEVICE)
+        target = torch.randint(0, 10, (x.shape[0],), device=DEVICE)
+        return sgd_step(model.train(), x, lambda y: torch.nn.functional.cross_entropy(y, target), foreach=False)
     else:
         conv = [torch.nn.Sequential(torch.nn.Conv2d(i, o, 3, padding=1), torch.nn.BatchNorm2d(o), torch.nn.ReLU())
                 for i, o in ((3, 16), (16, 32), (32, 32))]
@@ -90,6 +103,43 @@ def captured(step, **options) -> tuple[kernelviz.Capture, float, float]:
         sync()
         body = time.perf_counter() - start
     return cap, body, time.perf_counter() - start - body
+
+
+def landed(cap: kernelviz.Capture) -> str:
+    """When the stages' texts and the repros' expected outputs were in ``cap``, in seconds after its exit (this
+    kernelviz's background work; 0 where the exit waited for it)."""
+    start = time.perf_counter()
+    ready = {}
+
+    def wait(what: str, how) -> None:
+        how()
+        ready[what] = time.perf_counter() - start
+
+    waits = [threading.Thread(target=wait, args=("stages", cap.wait_stages)),
+             threading.Thread(target=wait, args=("repros", getattr(cap, "wait_repros", lambda: None)))]
+    for thread in waits:
+        thread.start()
+    for thread in waits:
+        thread.join()
+    stages, repros = ready["stages"], ready["repros"]
+    return f"stages +{stages:.2f} s" + (f", repros +{repros:.2f} s" if any(k.repro for k in cap.kernels) else "")
+
+
+@contextlib.contextmanager
+def sass_kept_in(folder: str | None):
+    """The SASS disassembled in this block kept in ``folder`` (a new one each capture: each reads its SASS anew),
+    where this kernelviz keeps SASS at all."""
+    from kernelviz.ir import stages
+
+    if folder is None or not hasattr(stages, "cache_folder"):
+        yield
+        return
+    was = stages.cache_folder
+    stages.cache_folder = lambda name: Path(folder) / name
+    try:
+        yield
+    finally:
+        stages.cache_folder = was
 
 
 def row(what: str, value: str, target: str = "") -> None:
@@ -174,11 +224,63 @@ def workload(name: str, step) -> None:
     step()
     sync()
     row("the step alone", f"{time.perf_counter() - start:.3f} s")
-    for options, bound in (({}, ""), ({"bench": True}, "step + 2 s"), ({"bench": True, "repros": True}, "step + 5 s")):
-        cap, body, exit_s = captured(step, **options)
+    kept = tempfile.mkdtemp(prefix="kernelviz-sass-")
+    runs = (({}, "", None), ({"bench": True}, "step + 2 s", None),
+            ({"bench": True, "repros": True}, "step + 5 s", kept), ({"bench": True}, "again: SASS kept", kept))
+    for options, bound, folder in runs:
+        with sass_kept_in(folder or tempfile.mkdtemp(prefix="kernelviz-sass-")):
+            cap, body, exit_s = captured(step, **options)
+            after = landed(cap)
         label = ", ".join(f"{k}=True" for k in options)
-        row(f"capture({label}) exit", f"{exit_s:.2f} s (step {body:.3f} s)", bound)
-    sizes(cap)
+        row(f"capture({label}) exit", f"{exit_s:.2f} s (step {body:.3f} s); {after}", bound)
+        if not options:
+            triton = sum(1 for k in cap.kernels if k.kind.startswith("triton"))
+            row("launches, Triton kernels", f"{len(cap.launches)}, {triton}")
+        if options.get("repros"):
+            with_repros = cap
+    timing = [line for line in children() if "kernelviz." in line]
+    row("kernelviz processes beside this one now", f"{len(timing)}", "at most 1")
+    if not EXIT_ONLY:
+        sizes(with_repros)
+
+
+def children() -> list[str]:
+    """Command lines of this process's live child processes (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            if entry.name.isdigit() and int(stat[stat.rindex(")") + 2:].split()[1]) == os.getpid() and \
+                    stat[stat.rindex(")") + 2] != "Z":
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def retime() -> None:
+    """A GPT-2 backward saved, then loaded in a new process and timed at once, with an empty bytecode cache for
+    kernelviz's children (a first session), then again (the cache kept)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import zoo
+
+    with kernelviz.capture() as cap:
+        zoo.gpt2_training_step()()
+    back = max((g for g in cap.graphs if g.kind == "backward"), key=lambda g: len(g.launches))
+    folder = Path(tempfile.mkdtemp(prefix="kernelviz-retime-"))
+    path = kernelviz.Capture(graphs=[back], torch_version=cap.torch_version, device_name=cap.device_name).save(
+        folder / "gpt2_backward")
+    print(f"GPT-2 backward ({len(back.launches)} launches), saved, then in a new process: load(), bench() at once "
+          "[<= 5 s]:")
+    code = ("import sys, time; t = time.perf_counter(); import torch, kernelviz; cap = kernelviz.load(sys.argv[1]); "
+            "s = time.perf_counter(); cap.bench(progress=False); e = time.perf_counter(); "
+            "n = sum(1 for l in cap.launches if l.timing and l.timing.in_graph_ms); "
+            "print(f'import+load {s - t:.2f} s, bench() {e - s:.2f} s, {n}/{len(cap.launches)} launches timed')")
+    env = dict(os.environ, XDG_CACHE_HOME=str(folder / "cache"), PYTHONPATH=os.environ.get("KERNELVIZ_FROM") or
+               str(ROOT))
+    for what in ("kernelviz's bytecode cache empty", "kept"):
+        done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env)
+        row(what, (done.stdout.strip() or done.stderr.strip()[-300:]))
 
 
 def main() -> None:
@@ -186,16 +288,24 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the transformer step only (and the fixture)")
     parser.add_argument("--sizes-only", action="store_true", help="no capture here: the sizes of the files given")
     parser.add_argument("captures", nargs="*", type=Path, help="saved captures to size too (e.g. a GPU step's)")
+    parser.add_argument("--cnn", action="store_true", help="the CNN step only")
+    parser.add_argument("--exit", action="store_true", help="exit figures only: no sizes, no fixture")
+    parser.add_argument("--retime", action="store_true", help="then a loaded GPT-2 backward retimed (CUDA)")
     args = parser.parse_args()
+    global EXIT_ONLY
+    EXIT_ONLY = args.exit
     os.environ.setdefault("COLUMNS", "120")
     print(f"torch {torch.__version__}" + (f", {torch.cuda.get_device_name()}" if DEVICE == "cuda" else ""))
-    if not args.sizes_only:
+    if not args.cnn and not args.sizes_only:
         workload("2-layer TransformerEncoderLayer training step (SGD), bench=True, repros=True", transformer_step())
     if not args.quick and not args.sizes_only:
         workload("CNN training step (SGD), bench=True, repros=True", cnn_step())
-    for path in [FIXTURE, *args.captures]:
-        print(f"{path} (loaded):")
-        sizes(kernelviz.load(path))
+    if not args.exit:
+        for path in [FIXTURE, *args.captures]:
+            print(f"{path} (loaded):")
+            sizes(kernelviz.load(path))
+    if args.retime:
+        retime()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""The environment of kernelviz's child processes (the timing worker, the repro child): this kernelviz importable,
-Inductor compiling in-process, and without torch's warning that numpy is absent (kernelviz does not need it,
-and a child's last line of stderr is what its failure reports)."""
+"""The environment of kernelviz's child processes (the timing process, the counters' child): this kernelviz
+importable, Inductor compiling in-process, and without torch's warning that numpy is absent (kernelviz does not
+need it, and a child's last line of stderr is what its failure reports)."""
 
 from __future__ import annotations
 
@@ -26,5 +26,10 @@ def child_environment() -> dict[str, str]:
 
 def bytecode_cache() -> Path:
     """Where kernelviz's child processes keep the bytecode of what they import, where this process keeps none."""
+    return cache_folder("pycache")
+
+
+def cache_folder(name: str) -> Path:
+    """Kernelviz's own cache folder ``name`` (in ``$XDG_CACHE_HOME``, else ``~/.cache``; not created here)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kernelviz" / "pycache"
+    return Path(base) / "kernelviz" / name

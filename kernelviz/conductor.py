@@ -9,7 +9,9 @@
    (:mod:`kernelviz.ir`), which never holds the exit: whatever shows or saves the capture waits for them
    (``Capture.wait_stages``).
 4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`), the
-   stages' reading held back meanwhile; the held tensors are let go afterwards, timed or not.
+   stages' reading held back meanwhile; the held tensors are let go afterwards, timed or not. With ``repros``, the
+   repro scripts' expected outputs are computed afterwards in the timing process, in a thread that never holds the
+   exit either (``Capture.wait_repros``; saving or showing the capture waits for them).
 5. **advice**: the findings of what was recorded and measured, worked out once (:mod:`kernelviz.advice`).
 
 ``cap.bench()`` after the cell is steps 4 and 5 again (:func:`timed`).

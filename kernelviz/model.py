@@ -262,6 +262,18 @@ class ReproRecord(Record):
     grid: list[int] | None = None  # Triton kernels: the launch's grid
     error: str | None = None  # why no repro could be recorded
 
+    # where the expected outputs are still computed in the background (a ``repro.record.Landing``; not a field:
+    # never written, compared or copied)
+    _landing = None
+
+    def landed(self) -> ReproRecord:
+        """This record once its expected outputs are in it (a timing with repros computes them in the
+        background: ``Capture.wait_repros``)."""
+        landing = self._landing
+        if landing is not None:
+            landing.wait()
+        return self
+
 
 @dataclass
 class Kernel(Record):
@@ -698,17 +710,21 @@ class Document(Record):
         """The document as JSON data (dicts, lists, strings, numbers)."""
         from .codec import json_data
 
-        return json_data(self.wait_stages())
+        return json_data(self._settled())
 
     def to_json(self, indent: int | None = None) -> str:
         """The document as JSON text (what :meth:`from_json` reads back)."""
         from .codec import dumps
 
-        return dumps(self.wait_stages(), indent)
+        return dumps(self._settled(), indent)
 
     def wait_stages(self) -> Document:
-        """This document, once what is still read in the background is in it (see :class:`Capture`)."""
+        """This document, once Triton's stages still read in the background are in it (see :class:`Capture`)."""
         return self
+
+    def _settled(self) -> Document:
+        """This document once everything still computed in the background is in it."""
+        return self.wait_stages()
 
 
 @dataclass
@@ -734,8 +750,10 @@ class Capture(Document):
     cudagraph_pool_bytes: int | None = None  # why (issue 37): memory of reduce-overhead's CUDA-graph pool at the end
     schema_version: int = SCHEMA_VERSION
 
-    # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`); never written to JSON
+    # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`), the repro scripts' expected
+    # outputs still computed (see :meth:`wait_repros`); never written to JSON
     _stages: Any = field(default=None, init=False, repr=False, compare=False)
+    _repros: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kernels(self) -> list[Kernel]:
@@ -754,6 +772,18 @@ class Capture(Document):
             self._stages = None
         return self
 
+    def wait_repros(self) -> Capture:
+        """This capture once the repro scripts' expected outputs are in it: a timing with ``repros`` ends at once
+        and has them computed in the timing process, in the background; saving, showing or timing it again waits
+        for them (so does each ``to_repro()``)."""
+        pending, self._repros = self._repros, None
+        if pending is not None:
+            pending.wait()
+        return self
+
+    def _settled(self) -> Capture:
+        return self.wait_stages().wait_repros()
+
     def held_bytes(self) -> int:
         """Bytes of memory (on the device the graphs ran on) this capture keeps alive so that :meth:`bench` can time
         its graphs here again later: copies of the inputs whose values steer them (max-pool offsets, gather
@@ -768,9 +798,10 @@ class Capture(Document):
             graph._run = None
         return self
 
-    def __getstate__(self) -> dict[str, Any]:  # copies and pickles wait for the stages, and never hold the thread
-        state = dict(self.wait_stages().__dict__)
+    def __getstate__(self) -> dict[str, Any]:  # copies and pickles wait for the stages and repros, never hold a thread
+        state = dict(self._settled().__dict__)
         state.pop("_stages", None)
+        state.pop("_repros", None)
         return state
 
     # Actions: each a door into the layer that does the work --------------------------------------
@@ -801,7 +832,7 @@ class Capture(Document):
         """A self-contained HTML report (no script, no network): see :mod:`kernelviz.views.html`."""
         from .views.html import page
 
-        return page(self.wait_stages())
+        return page(self._settled())
 
     def _ipython_display_(self) -> None:
         """IPython's display: the live panel at once, the saved parts (payload, HTML, text) in the same output once
@@ -815,13 +846,13 @@ class Capture(Document):
         summary, once the stages are in."""
         from .views.display import mimebundle
 
-        return mimebundle(self.wait_stages())
+        return mimebundle(self._settled())
 
     def __str__(self) -> str:
         """The text summary, at the terminal's width (what ``kernelviz show`` prints)."""
         from .views.text import summary
 
-        return summary(self.wait_stages())
+        return summary(self._settled())
 
     def __repr__(self) -> str:
         """The summary's head in a few lines (graphs, kernels, device, timing state); ``str()`` is the whole."""

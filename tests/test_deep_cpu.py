@@ -42,7 +42,7 @@ def cpu_mlp():
     with torch.no_grad(), kernelviz.capture(bench=True, repros=True) as cap:
         torch.compile(model)(x)
     torch._dynamo.reset()
-    return cap
+    return cap.wait_repros()
 
 
 def test_cpu_repros_run_match_and_catch_a_wrong_kernel(cpu_mlp, tmp_path):
@@ -77,7 +77,7 @@ def test_integer_inputs_keep_their_values_from_the_run(tmp_path):
     table, index = torch.randn(50, 8), torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 49, 0])
     with torch.no_grad(), kernelviz.capture(bench=True, repros=True) as cap:
         torch.compile(gather)(table, index)
-    (graph,) = cap.graphs
+    (graph,) = cap.wait_repros().graphs
     (kernel,) = graph.kernels
     kept = [a for a in kernel.repro.args if a.dtype == "int64"]
     assert kept and all(a.fill == "values" for a in kept)
@@ -96,7 +96,7 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
     graph.code = graph.code.replace("del async_compile\n", dies)
     for item in (first, second, graph):
         item.repro.expected = []
-    expect([graph], progress=False)
+    expect([graph])
     assert first.repro.error.startswith("the captured code crashed on inputs made from the specs: exit status 5 (")
     assert "cap.bench(repros=True)" in first.repro.error
     assert second.repro.error is None and [e.name for e in second.repro.expected] == [
@@ -104,7 +104,7 @@ def test_expected_outputs_come_from_a_child_that_may_fail_without_harm(cpu_mlp):
     assert graph.repro.error == first.repro.error  # call() runs that kernel too: a third process, same end
     broken = copy.deepcopy(cpu_mlp.graphs[0])
     broken.code = "raise SystemExit('no such module here')\n" + broken.code
-    expect([broken], progress=False)
+    expect([broken])
     assert [k.repro.error for k in broken.kernels] + [broken.repro.error] == [
         "the graph's code does not run in a new process: no such module here"] * 3
 

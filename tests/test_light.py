@@ -37,7 +37,7 @@ def step_capture():
     with kernelviz.capture(bench=True, repros=True) as cap:
         step()
     torch._dynamo.reset()
-    return cap
+    return cap.wait_repros()
 
 
 def _code(cap) -> int:

@@ -70,13 +70,13 @@ def test_gpt2_train_step_repros_at_exit_and_after_the_cell(tmp_path):
     step = zoo.gpt2_training_step()
     with kernelviz.capture(bench=True, repros=True) as cap:
         step()
-    kinds = sorted(g.kind for g in cap.graphs)
+    kinds = sorted(g.kind for g in cap.wait_repros().graphs)
     assert "backward" in kinds and "forward" in kinds
     share, failed = _repro_share(cap, tmp_path)
     assert share >= 0.95, failed
     with kernelviz.capture() as later:
         step()
-    later.bench(repros=True, progress=False)  # after the cell: the backward on recreated inputs
+    later.bench(repros=True, progress=False).wait_repros()  # after the cell: the backward on recreated inputs
     backward = [g for g in later.graphs if g.kind == "backward"]
     assert backward and all(g.timed_on == "recreated inputs" for g in backward)
     recorded = [k for g in later.graphs for k in g.kernels if k.repro is not None and k.repro.expected]

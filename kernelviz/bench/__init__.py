@@ -38,8 +38,8 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     ``progress``: True for a text progress bar, False for none, or ``report(done, total, label)``.
     ``peaks`` (e.g. ``kernelviz.calibrate()``) replaces the datasheet peaks the % figures are taken of.
     ``limit_s``: a step of the timing process that makes no progress for this long is stopped (a hang).
-    ``repros``: also record what ``kernel.to_repro()`` / ``graph.to_repro()`` need (one more run of each graph,
-    then the expected outputs in a child process: seconds more, so not by default).
+    ``repros``: also record what ``kernel.to_repro()`` / ``graph.to_repro()`` need (one more run of each graph;
+    then the expected outputs, computed in the timing process after this returns: ``capture.wait_repros()``).
     A graph that holds collectives is timed in this process by every rank of the job at once (``lockstep``);
     there ``limit_s`` is how long a rank waits for the others before it leaves the graph untimed, saying why."""
     import torch
@@ -50,8 +50,9 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     isolated, repros = arguments.flag("bench", "isolated", isolated), arguments.flag("bench", "repros", repros)
     limit_s, progress = arguments.seconds("bench", "limit_s", limit_s), arguments.progress("bench", progress)
     arguments.instance("bench", "peaks", peaks, DevicePeaks)
+    capture.wait_repros()
     plans = plan(capture)
-    worker = isolation.Worker.prepare(p.graph for p in plans if p.where == "elsewhere")  # starts while we time
+    worker = isolation.Worker.get() if any(p.where == "elsewhere" for p in plans) else None  # starts while we time
     if peaks is not None:
         capture.peaks = peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
@@ -72,9 +73,10 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     for graph in capture.graphs:
         collectives.fill(graph, capture.world_size)
     if recorded:
-        from ..repro.record import expect  # the repro scripts' expected outputs, one child process for all
+        from ..repro.record import Landing  # the repro scripts' expected outputs, in the background
 
-        expect(recorded, progress=progress)
+        isolation.Worker.warm()  # the timing process they are computed in starts while the stages are read
+        capture._repros = Landing(recorded, after=capture.wait_stages)
     return capture
 
 

@@ -18,7 +18,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,9 +53,10 @@ class _Outcome:
 
 class Worker:
     """A timing process started ahead of its job: it imports torch and kernelviz while this process goes on,
-    then waits on its stdin for a job (CUDA starts there once a job needs it). A fault in a job costs no new
-    start: the next worker is started once one has. The one left unused when a timing ends, or started when a
-    capture is loaded (``warm``), is kept for the next (``keep``): it ends itself after ``IDLE_S`` without a job,
+    then waits on its stdin for one job (CUDA starts there once a job needs it): timing graphs, or the repro
+    scripts' expected outputs (:mod:`kernelviz.repro.record`). One lives beside this process at a time: the one at
+    work (the next starts once it has ended), else one kept for the next job (``keep``; ``warm`` starts one when a
+    timing on the GPU or with repros, or a capture's load, ends), which ends itself after ``IDLE_S`` without a job,
     or when this process ends (its stdin closes)."""
 
     _kept: Worker | None = None
@@ -67,14 +67,11 @@ class Worker:
         self.folder = tempfile.TemporaryDirectory(prefix="kernelviz-bench-")
         self.stderr_path = Path(self.folder.name, "stderr.txt")
         self.stderr = self.stderr_path.open("w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "kernelviz.bench.worker", "--idle", str(IDLE_S)],
+        # warnings off: the last line of its stderr says how it died
+        self.proc = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "kernelviz.bench.worker", "--idle",
+                                      str(IDLE_S)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
                                      env=self.env, start_new_session=True)
-
-    @classmethod
-    def prepare(cls, graphs: Any) -> Worker | None:
-        """A worker for ``graphs`` (the kept one, or one started now), or None where there are none."""
-        return cls.get() if list(graphs) else None
 
     @classmethod
     def get(cls) -> Worker:
@@ -104,12 +101,13 @@ class Worker:
     def ready(self) -> bool:
         return self.proc.poll() is None
 
-    def give(self, job: str) -> Path:
-        """Hand the worker its job (a capture's JSON and what to leave out); the folder its results go to."""
+    def give(self, job: str, kind: str = "time") -> Path:
+        """Hand the worker its job (``time``: a capture's JSON and what to leave out; ``expect``: the expected
+        outputs to compute); the folder its results go to."""
         path = Path(self.folder.name, "job.json")
         path.write_text(job)
         try:
-            self.proc.stdin.write(f"{path}\t{self.folder.name}\n")
+            self.proc.stdin.write(f"{kind}\t{path}\t{self.folder.name}\n")
             self.proc.stdin.close()
         except OSError:  # it died before its job came: _follow reads how
             pass
@@ -140,7 +138,6 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
     fill them in place; with ``repros`` also record what their repro scripts need. ``progress`` (a
     ``bench.Progress``) hears of each graph done."""
     jobs = [_Job(g, isolated=isolated, repros=repros) for g in graphs]
-    cuda = any(g.device == "cuda" for g in graphs)
     spare = worker
     first_stop: float | None = None  # when a worker first stopped early: retries end limit_s later
     try:
@@ -159,15 +156,9 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
                 spare.close()
                 spare = None
             current, spare = spare or Worker.get(), None
-
-            def start_spare() -> None:  # once ``current`` has started: ready after a fault, else kept
-                nonlocal spare
-                if cuda and spare is None:
-                    spare = Worker()
-
             started = time.perf_counter()
             try:
-                outcome = _run_worker(current, pending, peaks, limit_s, progress, start_spare)
+                outcome = _run_worker(current, pending, peaks, limit_s, progress)
             finally:
                 current.close()
             spent = (time.perf_counter() - started) / len(pending)
@@ -181,6 +172,8 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
     finally:
         if spare is not None:
             spare.keep()
+    if any(g.device == "cuda" for g in graphs):
+        Worker.warm()  # the next timing of a loaded capture starts at once (the one before has ended)
     for job in jobs:
         if not job.done:
             job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")
@@ -208,7 +201,7 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
 
 
 def _no_repro(graph: Graph, why: str) -> None:
-    from ..repro.record import NOT_RECORDED
+    from ..repro.script import NOT_RECORDED
 
     reason = f"{NOT_RECORDED}: {why}"
     graph.warnings = [w for w in graph.warnings if not w.startswith(NOT_RECORDED)] + [reason]
@@ -234,10 +227,10 @@ def _mark_failed(job: _Job) -> None:
 
 
 def _run_worker(worker: Worker, pending: list[_Job], peaks: DevicePeaks | None, limit_s: float,
-                progress: Any, on_ready: Callable[[], None]) -> _Outcome:
+                progress: Any) -> _Outcome:
     folder = worker.give(_job_json(pending, peaks))
     try:
-        outcome = _follow(worker.proc, len(pending), limit_s, progress, on_ready)
+        outcome = _follow(worker.proc, len(pending), limit_s, progress)
     finally:
         if worker.proc.poll() is None:
             worker.proc.kill()
@@ -258,10 +251,9 @@ def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
                        "repros": [j.repros and not j.skip for j in pending]})
 
 
-def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any,
-            on_ready: Callable[[], None]) -> _Outcome:
+def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any) -> _Outcome:
     """Read the worker's steps until it has done its ``graphs`` (it is then stopped, not waited on to end) or
-    ends, or kill it when a step outlasts its limit; ``on_ready`` once it has started."""
+    ends, or kill it when a step outlasts its limit."""
     lines: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
@@ -284,7 +276,6 @@ def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any,
         word, _, rest = line.partition(" ")
         if word == "ready":
             outcome.phase = "load"
-            on_ready()
         elif word == "graph":
             outcome.graph, outcome.phase, outcome.launch = int(rest), "", None
         elif word == "phase":

@@ -1,10 +1,11 @@
 """The timing process: ``python -m kernelviz.bench.worker [--idle SECONDS]``.
 
 It imports torch, Inductor's runtime and kernelviz, says ``ready``, then reads one line from stdin:
-``JOB<TAB>OUT_DIR`` (none, or none within ``--idle`` seconds: it ends). So it can be started long before its job
-and wait without taking GPU memory: CUDA and the profiler start only once a job with a CUDA graph has come. JOB is a
-capture's JSON with the graphs to time on recreated inputs, what to leave out of each and whether to record their
-repros; each timed graph is written to ``OUT_DIR/<i>.json``.
+``KIND<TAB>JOB<TAB>OUT_DIR`` (none, or none within ``--idle`` seconds: it ends). So it can be started long before
+its job and wait without taking GPU memory: CUDA and the profiler start only once a job with a CUDA graph has come.
+KIND ``time``: JOB is a capture's JSON with the graphs to time on recreated inputs, what to leave out of each and
+whether to record their repros; each timed graph is written to ``OUT_DIR/<i>.json``. KIND ``expect``: JOB holds the
+repro scripts' expected outputs to compute, answered on stdout (:mod:`kernelviz.repro.child`). One job, then it ends.
 Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
 ``phase load`` or ``phase compile`` before each statement of its code, ``phase run``, ``enter <launch>``,
 ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that if this process
@@ -59,7 +60,11 @@ def main(idle_s: float | None = None) -> int:
     line = _job_line(idle_s)
     if not line:
         return 0
-    job_path, out_dir = line.split("\t")
+    kind, job_path, out_dir = line.split("\t")
+    if kind == "expect":
+        from ..repro.child import main as expected
+
+        return expected(job_path)
     job = json.loads(Path(job_path).read_text())
     capture = Capture.from_dict(job["capture"])
     if any(graph.device == "cuda" for graph in capture.graphs):

@@ -91,7 +91,7 @@ def measure(capture: Capture, *, top: int = 10, launches: Any = None, progress: 
 def measured_or_why(capture: Capture, *, top: int = 10, launches: Any = None, progress: Any = True) -> str | None:
     """:func:`measure`, returning the line that says why nothing was measured (None once measured): the panel's
     "Measure counters" button shows it there."""
-    capture.wait_stages()
+    capture.wait_stages().wait_repros()  # the repro records it replays where it can
     why = unavailable(capture)
     chosen = select(capture, top, launches) if why is None else []
     if why is None and not chosen:

@@ -3,19 +3,25 @@
 The folder is named by the chosen launcher's ``cache_hash``; the ``.json`` beside the stages is Triton's
 metadata of that binary, whose ``hash`` encodes the folder's name (base32), which is checked before any
 file is trusted. SASS comes from CUDA's ``nvdisasm`` (``-gi``, else ``-g``: with line markers), else
-``cuobjdump --dump-sass``, where either tool exists.
+``cuobjdump --dump-sass``, where either tool exists; each cubin's SASS is kept (compressed) in kernelviz's cache
+folder by the cubin's content and the tool, so a kernel seen again is not disassembled again (seconds for a step's
+kernels).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import zlib
 from pathlib import Path
 
+from ..children import cache_folder
 from ..model import IRStage
 from .lines import Lines
 
@@ -138,6 +144,9 @@ def disassemble(cubin: Path) -> tuple[str, str]:
         commands.append([cuobjdump, "--dump-sass", str(cubin)])
     if not commands:
         raise StageError("no SASS: neither nvdisasm nor cuobjdump (CUDA's tools) is installed here")
+    kept = _kept_sass(cubin, commands[0][0])
+    if kept is not None:
+        return kept
     errors = []
     for command in commands:
         try:
@@ -146,9 +155,46 @@ def disassemble(cubin: Path) -> tuple[str, str]:
             errors.append(f"{os.path.basename(command[0])}: {type(exc).__name__}")
             continue
         if done.returncode == 0 and done.stdout.strip():
-            return " ".join([os.path.basename(command[0])] + command[1:-1]), done.stdout
+            tool = " ".join([os.path.basename(command[0])] + command[1:-1])
+            _keep_sass(cubin, commands[0][0], tool, done.stdout)
+            return tool, done.stdout
         errors.append(f"{os.path.basename(command[0])} {command[-2]}: {done.stderr.strip().splitlines()[-1:]}")
     raise StageError("no SASS: " + "; ".join(errors))
+
+
+def _sass_path(cubin: Path, tool: str) -> Path | None:
+    """Where the SASS of ``cubin`` as ``tool`` gives it is kept (by their contents' hash); None if unreadable."""
+    try:
+        digest = hashlib.sha256(cubin.read_bytes() + b"\0" + tool.encode()).hexdigest()
+    except OSError:
+        return None
+    return cache_folder("sass") / f"{digest}.z"
+
+
+def _kept_sass(cubin: Path, tool: str) -> tuple[str, str] | None:
+    """The command and SASS kept for this cubin and tool, where they were kept before."""
+    path = _sass_path(cubin, tool)
+    if path is None:
+        return None
+    try:
+        command, _, text = zlib.decompress(path.read_bytes()).decode().partition("\n")
+    except (OSError, zlib.error, UnicodeDecodeError):
+        return None
+    return (command, text) if text else None
+
+
+def _keep_sass(cubin: Path, tool: str, command: str, text: str) -> None:
+    """Keep the SASS for the next time (written whole or not at all; a folder that cannot be written keeps none)."""
+    path = _sass_path(cubin, tool)
+    if path is None:
+        return
+    part = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.write_bytes(zlib.compress(f"{command}\n{text}".encode(), 1))
+        os.replace(part, path)
+    except OSError:
+        part.unlink(missing_ok=True)
 
 
 def disassemble_bytes(cubin: bytes, name: str) -> tuple[str, str]:

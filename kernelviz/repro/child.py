@@ -1,4 +1,4 @@
-"""The child process that computes a capture's expected outputs: ``python -m kernelviz.repro.child JOBS``.
+"""A capture's expected outputs, computed in the timing process (:mod:`kernelviz.bench.worker`, job ``expect``).
 
 JOBS is a JSON file of ``{"codes": [graph code...], "jobs": [...]}``; each job runs one captured kernel
 (Inductor's own launcher, pinned to the recorded config) or one graph's ``call()`` on inputs the harness
@@ -10,7 +10,6 @@ only, and kernelviz goes on in a new one (exit status 3 after a CUDA error, whic
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +84,3 @@ def main(path: str) -> int:
             continue
         print(MARK, index, json.dumps(answer), flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))

@@ -3,34 +3,28 @@
 and for ``call()`` itself, the arguments' specs (``ReproRecord``); then the expected outputs: those of the
 captured code (Inductor's own launchers, C++ bindings and ``call()``) run on inputs made from the specs by
 the same harness the scripts use. That run makes up inputs, which can fault a kernel (an index computed
-from random data), so it runs in a child process: a fault there only costs that record."""
+from random data), so it runs in the timing process (:mod:`kernelviz.bench.isolation`), after the timing has ended
+and in a thread of this process (:class:`Landing`): a fault there only costs that record."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import json
-import subprocess
-import sys
-import tempfile
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..bench.grid import launch_grid
 from ..bench.instrument import instrument, kept_rng
-from ..children import child_environment
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import child as child_process
 from . import harness
-from .script import module_code
+from .script import NOT_RECORDED, module_code
 
 KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")
 CHILD_TIMEOUT_S = 900
-NOT_RECORDED = "repro not recorded"
-
 
 
 def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list]) -> None:
@@ -172,16 +166,14 @@ def _is_output(kernel: Kernel, name: str) -> bool:
         "mutated_arg_names") or [])
 
 
-def expect(graphs: list[Graph], progress: Any = True) -> None:
-    """Fill the expected outputs of the graphs' records: one child process runs the captured code on inputs
-    made from the specs (a new one goes on after a job that ends it; that job's record says why).
-    ``progress`` as ``bench`` takes it: True, False or ``report(done, total, label)``."""
+def expect(graphs: list[Graph]) -> None:
+    """Fill the expected outputs of the graphs' records: the timing process runs the captured code on inputs
+    made from the specs (a new one goes on after a job that ends it; that job's record says why)."""
     records: list[ReproRecord] = []
     jobs: list[dict] = []
     codes: list[str] = []
     for graph in graphs:
-        items = [(k.repro, k) for k in graph.kernels if k.repro is not None and k.repro.error is None]
-        items += [(graph.repro, None)] if graph.repro is not None and graph.repro.error is None else []
+        items = _pending(graph)
         for rec, kernel in items:
             records.append(rec)
             jobs.append({"graph": len(codes), "kernel": kernel.name if kernel else None,
@@ -190,10 +182,9 @@ def expect(graphs: list[Graph], progress: Any = True) -> None:
                          "outputs": None if kernel is None or kernel.kind == "jiterator" else
                          [a.name for a in rec.args if _is_output(kernel, a.name)]})
         codes += [module_code(graph)] if items else []
-    bar = _Progress(len(jobs), progress)
     start = 0
     while start < len(jobs):
-        answers, crash = _child(codes, jobs, start, bar)
+        answers, crash = _child(codes, jobs, start)
         for index, answer in answers.items():
             if isinstance(answer, dict):
                 records[index].error = answer["error"]
@@ -204,55 +195,69 @@ def expect(graphs: list[Graph], progress: Any = True) -> None:
             records[start].error = (f"the captured code crashed on inputs made from the specs: {crash} (time it on "
                                     "the tensors it ran with: cap.bench(repros=True) in the process that captured it)")
             start += 1
-    bar.close()
 
 
-class _Progress:
-    """Progress of the child's jobs, as ``bench`` shows its own: to a ``report(done, total, label)`` callback
-    (the panel's bar), or a text bar on stderr for ``True``."""
+def _pending(graph: Graph) -> list[tuple[ReproRecord, Kernel | None]]:
+    """The graph's records (each kernel's, then its call()'s) that were recorded and wait for expected outputs."""
+    items = [(k.repro, k) for k in graph.kernels if k.repro is not None and k.repro.error is None]
+    return items + [(graph.repro, None)] if graph.repro is not None and graph.repro.error is None else items
 
-    def __init__(self, total: int, progress: Any):
-        self.total, self.done, self.report, self.bar = total, 0, None, None
-        if not progress or not total:
-            return
-        if callable(progress):
-            self.report = progress
-            progress(0, total, "recording the repro scripts' expected outputs")
-            return
+
+class Landing:
+    """The expected outputs of ``graphs``' records (:func:`expect`) computed in a thread, so that a timing with
+    repros ends before they are: :meth:`wait` waits for them (``Capture.wait_repros``, and what saves or shows a
+    capture), and so does each record's ``ReproRecord.landed`` (``to_repro()``); a copy or pickle of a record
+    waits too. They begin once ``after()`` returns: the capture's stages read first, which would otherwise compete
+    with them for the CPUs (on an H200, a resnet50 step's repros computed beside its stages' reading landed 18 s
+    after the exit; computed inside the exit, with the stages held back, the whole timing with repros took 4.0 s)."""
+
+    def __init__(self, graphs: list[Graph], after: Callable[[], Any] | None = None) -> None:
+        self._done = threading.Event()
+        records = [rec for graph in graphs for rec, _ in _pending(graph)]
+        for rec in records:
+            rec._landing = self
+        threading.Thread(target=self._run, args=(graphs, records, after), name="kernelviz-repros",
+                         daemon=True).start()
+
+    def _run(self, graphs: list[Graph], records: list[ReproRecord], after: Callable[[], Any] | None) -> None:
         try:
-            from tqdm.std import tqdm
-        except ImportError:
-            return
-        self.bar = tqdm(total=total, desc="kernelviz: recording repro outputs", unit="launch", leave=False)
+            if after is not None:
+                after()
+            expect(graphs)
+        except Exception as exc:  # noqa: BLE001 - said in each record still waiting, never lost silently
+            for rec in records:
+                if not rec.expected and rec.error is None:
+                    rec.error = f"{NOT_RECORDED}: its expected outputs failed: {type(exc).__name__}: {exc}"
+        finally:
+            for rec in records:
+                rec._landing = None
+            self._done.set()
 
-    def step(self) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update(1)
-        if self.report is not None:
-            self.report(self.done, self.total, f"recorded the expected outputs of {self.done} of {self.total} launches")
+    def wait(self) -> None:
+        self._done.wait()
 
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+    def __deepcopy__(self, memo: dict) -> None:
+        self.wait()
+
+    def __reduce__(self) -> tuple:
+        self.wait()
+        return type(None), ()
 
 
-def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tuple[dict[int, Any], str | None]:
-    """Answers of jobs ``start...`` from one child process, and how it died in the first unanswered one
+def _child(codes: list[str], jobs: list[dict], start: int) -> tuple[dict[int, Any], str | None]:
+    """Answers of jobs ``start...`` from one timing process, and how it died in the first unanswered one
     (None where it answered them all or stopped after a reported CUDA error)."""
+    from ..bench.isolation import Worker
+
     answers: dict[int, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="kernelviz-expected-") as folder:
-        path = Path(folder) / "jobs.json"
-        path.write_text(json.dumps({"codes": codes, "jobs": jobs[start:]}))
-        errors = (Path(folder) / "stderr").open("w+")  # a file: a chatty child cannot block on a full pipe
-        # warnings off: the last line of its stderr says how it died
-        child = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "kernelviz.repro.child", str(path)],
-                                 stdout=subprocess.PIPE, stderr=errors, text=True, env=child_environment())
-        timer = threading.Timer(CHILD_TIMEOUT_S, child.kill)
+    worker = Worker.get()
+    try:
+        worker.give(json.dumps({"codes": codes, "jobs": jobs[start:]}), kind="expect")
+        timer = threading.Timer(CHILD_TIMEOUT_S, worker.proc.kill)
         timer.start()
         ready = False
         try:
-            for line in child.stdout:
+            for line in worker.proc.stdout:
                 if not line.startswith(child_process.MARK + " "):
                     continue
                 _, index, *payload = line.rstrip("\n").split(" ", 2)
@@ -260,16 +265,16 @@ def _child(codes: list[str], jobs: list[dict], start: int, bar: _Progress) -> tu
                     ready = True
                     continue
                 answers[start + int(index)] = json.loads(payload[0])
-                bar.step()
-            child.wait()
-            errors.seek(0)
-            error = errors.read()
+            worker.proc.wait()
         finally:
             timer.cancel()
-            errors.close()
-    last = (error.strip().splitlines() or [f"exit status {child.returncode}"])[-1][:300]
+        error = worker.stderr_path.read_text(errors="replace")
+        returncode = worker.proc.returncode
+    finally:
+        worker.close()
+    last = (error.strip().splitlines() or [f"exit status {returncode}"])[-1][:300]
     if not ready:  # not even started: every job says so, and no other child is tried
         return {i: {"error": f"kernelviz's child process did not start: {last}"} for i in range(start, len(jobs))}, None
-    if len(answers) == len(jobs) - start or child.returncode == child_process.CUDA_LOST:
+    if len(answers) == len(jobs) - start or returncode == child_process.CUDA_LOST:
         return answers, None
     return answers, last

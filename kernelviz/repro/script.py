@@ -12,6 +12,7 @@ from pathlib import Path
 from ..model import Graph, Kernel, ReproRecord
 
 _HEURISTICS = re.compile(r"^@triton_heuristics\.\w+\(.*?^\)\n(?=@triton\.jit)", re.M | re.S)
+NOT_RECORDED = "repro not recorded"  # how a record, or a graph's warning, says why it holds no repro
 _MAIN = re.compile(r"^if __name__ == [\"']__main__[\"']:.*", re.M | re.S)
 
 
@@ -57,6 +58,8 @@ def _main(title: str, timer: str) -> str:
 
 
 def _record(rec: ReproRecord | None, what: str) -> ReproRecord:
+    if rec is not None:
+        rec.landed()
     if rec is None:
         raise ReproError(f"no launch of {what} was recorded for a repro: time the capture with repros on, "
                          "cap.bench(repros=True), where its device is (plain cap.bench() records none)")

@@ -18,9 +18,10 @@ from .text import summary
 def static_bundle(capture: Capture, data: dict[str, Any] | None = None) -> dict[str, Any]:
     """What survives without a kernel, each part sized to what it is for: the panel's data, the whole capture,
     compressed (:func:`~kernelviz.views.payload.saved`), for JupyterLab's renderer; an HTML summary for GitHub and
-    nbviewer (``cap.save_html()`` writes the full report); the text summary. Made once the capture's stages are in.
+    nbviewer (``cap.save_html()`` writes the full report); the text summary. Made once the capture's stages and
+    repros are in.
     ``data``: the capture's :func:`~kernelviz.views.payload.payload` where it was made already."""
-    capture.wait_stages()
+    capture.wait_stages().wait_repros()
     saved = packing(payload(capture) if data is None else data)  # compressed while the report is made
     html, text = report(capture, summary=True), summary(capture)
     return {MIME_TYPE: saved(), "text/html": html, "text/plain": text}
@@ -98,7 +99,7 @@ class LiveDisplay:
         return self.widget
 
     def _saved_parts(self, staged: bool) -> None:
-        self.capture.wait_stages()
+        self.capture.wait_stages().wait_repros()
         if staged and self.widget is not None:  # the stages landed: the live panel gets them
             self.widget.refresh()
         self.refresh()

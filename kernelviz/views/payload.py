@@ -84,9 +84,9 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
 def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """The JSON behind ``application/vnd.kernelviz.v1+json``: the model and its view annex.
     Without ``per_kernel`` (the live widget) the graphs' whole output code is left out too, and the capture is
-    taken as it is, its stages perhaps still being read (the widget is refreshed once they are in); with it,
-    once they are in."""
-    data = json_data(capture if not per_kernel else capture.wait_stages())
+    taken as it is, its stages and repros perhaps still coming (the widget is refreshed once they are in); with
+    it, once they are in."""
+    data = json_data(capture if not per_kernel else capture.wait_stages().wait_repros())
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     found = findings(capture)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
