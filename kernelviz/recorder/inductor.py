@@ -37,6 +37,7 @@ _call_keys: dict[int, tuple[Any, str]] = {}  # id(CompiledFxGraph) -> (weakref t
 _metadata: OrderedDict[str, list[KernelRecord]] = OrderedDict()  # code_key -> records
 _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from lowering to loaded module
 _fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
+_aot_names: OrderedDict[str, str] = OrderedDict()  # code_key -> AOTAutograd's graph name ("0_forward")
 
 
 def _remembered(table: OrderedDict, key: str, load) -> Any:
@@ -60,6 +61,22 @@ def fusion_decisions(key: str) -> list[FusionDecision]:
     """Inductor's fusion decisions for the module with this code key: from a compile seen in this process,
     else from the store; empty where none were kept."""
     return _remembered(_fusions, key, store.load_fusions) or []
+
+
+def aot_name(key: str) -> str | None:
+    """AOTAutograd's name of the graph whose module has this code key ("0_forward"), where it was compiled or
+    compiled (in this process, or where the store kept it): a C++ wrapper's code does not carry the ``# AOT ID``
+    line the Python wrapper's does, and a cache hit does not name its graph."""
+    return _remembered(_aot_names, key, store.load_graph_name)
+
+
+def _tracing_name() -> str | None:
+    import torch._guards
+
+    context = torch._guards.TracingContext.try_get()
+    name = getattr(context, "aot_graph_name", None)
+    name = name[0] if isinstance(name, (list, tuple)) and name else name
+    return name if isinstance(name, str) else None
 
 
 def compile_seconds(key: str) -> float | None:
@@ -126,6 +143,8 @@ def _remember(table: OrderedDict, key: str, value) -> None:
 def _on_code(code: str) -> None:
     """The module's code, on a miss (lowered here: its kernels' records are complete) or a hit."""
     key = code_key(code)
+    if (name := _tracing_name()) is not None:
+        _remember(_aot_names, key, name)
     graph = _current_graph()
     compiled = graph is not None and id(graph) in _started
     for recorder in routing.targets(key):
@@ -139,7 +158,7 @@ def _on_code(code: str) -> None:
     _remember(_metadata, key, records)
     _remember(_fusions, key, decisions)
     try:
-        store.save(key, records, decisions)
+        store.save(key, records, decisions, _aot_names.get(key))
     except OSError as exc:
         for recorder in routing.targets(key):
             recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "

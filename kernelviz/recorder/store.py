@@ -45,11 +45,13 @@ def _path(key: str) -> str:
     return os.path.join(folder(), key[:2], key + ".json")
 
 
-def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = ()) -> None:
-    """Write the records of one module (atomically: a reader sees the old file or the new one)."""
+def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = (), graph: str | None = None) -> None:
+    """Write the records of one module and AOTAutograd's name of its graph (atomically: a reader sees the old file
+    or the new one)."""
     path = Path(_path(key))
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions)}))
+    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions),
+                                  "graph": graph}))
 
 
 def _read(key: str) -> dict[str, Any] | None:
@@ -71,6 +73,12 @@ def load(key: str) -> list[KernelRecord] | None:
                 for r in _read(key)["kernels"]]
     except (TypeError, KeyError, AttributeError):
         return None
+
+
+def load_graph_name(key: str) -> str | None:
+    """AOTAutograd's name of the module's graph ("0_forward"), where it was stored."""
+    name = (_read(key) or {}).get("graph")
+    return name if isinstance(name, str) else None
 
 
 def load_fusions(key: str) -> list[FusionDecision] | None:
