@@ -117,7 +117,7 @@ def _current_graph() -> Any:
         return None
 
 
-def _record_kernel(name: str, nodes: Any) -> None:
+def _record_kernel(name: str, nodes: Any, src_code: Any = None) -> None:
     from torch._inductor.utils import aggregate_origins, get_kernel_metadata
 
     graph = _current_graph()
@@ -128,9 +128,18 @@ def _record_kernel(name: str, nodes: Any) -> None:
     stacks = list(dict.fromkeys(o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")))
     sources = traces.current()
     record = KernelRecord(name, metadata, detail, stacks, [sources.names(t) for t in stacks],
-                          [n.get_name() for n in flat])
+                          [n.get_name() for n in flat], _binary_only_source(graph, name, src_code))
     with routing.lock:
         _pending.setdefault(id(graph), []).append(record)
+
+
+def _binary_only_source(graph: Any, name: str, src_code: Any) -> str:
+    """A Triton kernel's source under cpp_wrapper, whose module may hold only the kernel's binary (else "")."""
+    if not getattr(graph, "cpp_wrapper", False) or not isinstance(src_code, str) or "@triton" not in src_code:
+        return ""
+    from torch._inductor.utils import Placeholder
+
+    return src_code.replace(str(Placeholder.DESCRIPTIVE_NAME), name).replace(str(Placeholder.KERNEL_NAME), name)
 
 
 def _remember(table: OrderedDict, key: str, value) -> None:
@@ -232,7 +241,7 @@ def _install() -> Patches:
     def define_kernel(original):
         def wrapper(self, src_code, nodes, *args, **kwargs):
             name = original(self, src_code, nodes, *args, **kwargs)
-            routing.safely(_record_kernel, name, nodes)
+            routing.safely(_record_kernel, name, nodes, src_code)
             return name
 
         return wrapper

@@ -8,8 +8,9 @@ import os
 import re
 
 from ..model import Graph, Kernel, SourceLocation
-from ..parse import parse_graph
+from ..parse import NO_SOURCE, parse_graph
 from ..parse.comments import parse_origin
+from ..parse.kernels import read_triton
 from .store import KernelRecord
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')  # a frame of a Python traceback
@@ -40,6 +41,10 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
     for kernel in graph.kernels:
         if kernel.name in by_name:
             _apply(kernel, *by_name[kernel.name], why)
+            if not kernel.source and by_name[kernel.name][0].source:  # a C++ wrapper's binary-only Triton kernel
+                kernel.source = by_name[kernel.name][0].source
+                read_triton(kernel)
+                graph.warnings.remove(f"kernel {kernel.name}: {NO_SOURCE}")
     _fill_launches(graph, records)
     return graph
 

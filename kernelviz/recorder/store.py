@@ -33,6 +33,7 @@ class KernelRecord:
     # per stack trace: a node that carried it in the graph Inductor was given and in dynamo's (see .traces)
     trace_nodes: list[list[str | None]] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)  # the scheduler nodes it holds ("op3"), to place fusion decisions
+    source: str = ""  # a Triton kernel's source under cpp_wrapper, where the module holds only its compiled binary
 
 
 def folder() -> str:
@@ -69,7 +70,7 @@ def load(key: str) -> list[KernelRecord] | None:
         return [KernelRecord(str(r["name"]), str(r["metadata"]), str(r["detail"]),
                              [str(t) for t in r["stack_traces"]],
                              [[None if n is None else str(n) for n in names] for names in r["trace_nodes"]],
-                             [str(o) for o in r.get("ops", [])])
+                             [str(o) for o in r.get("ops", [])], str(r.get("source", "")))
                 for r in _read(key)["kernels"]]
     except (TypeError, KeyError, AttributeError):
         return None
