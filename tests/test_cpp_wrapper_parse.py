@@ -96,3 +96,16 @@ def test_not_a_cpp_wrapper():
     python = (FOLDER / "cpu-torch2.13" / "block_python.py").read_text()
     assert not is_cpp_wrapper(python)
     assert read_cpp_call(python).launches == []
+
+
+@pytest.mark.parametrize("path", PAIRS, ids=[f"{p.parent.name}/{p.stem}" for p in PAIRS])
+def test_a_diff_finds_the_same_kernels_under_both_wrappers(path):
+    """The C++ wrapper's kernels carry their own names where the Python wrapper's are named ``kernel``: the same
+    source all the same."""
+    import kernelviz
+
+    python, cpp = (kernelviz.load(p) for p in (path.with_name(path.name.replace("_cpp", "_python")), path))
+    diff = kernelviz.diff(python, cpp)
+    kernel_groups = [g for g in diff.groups if all(python.graphs[0].launches[i].kernel_name for i in g.a)]
+    assert kernel_groups and all(g.relation == "same" for g in kernel_groups), [(g.a, g.relation) for g in diff.groups]
+    assert sum(len(g.a) for g in kernel_groups) == sum(1 for x in python.graphs[0].launches if x.kernel_name)
