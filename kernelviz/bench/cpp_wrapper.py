@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Graph
+from .timers import LAUNCH_RANGE
 
-RANGE = "kernelviz#launch#"
 NOT_ALONE = ("under cpp_wrapper the launches run inside the C++ wrapper, where kernelviz cannot run one alone: "
              "in-graph times only")
 _OPEN = 'AtenRecordFunctionHandle kv_range_ = nullptr; aoti_record_function_start("{name}", nullptr, nullptr, 0, ' \
@@ -28,8 +28,8 @@ def ranged_code(graph: Graph) -> str:
     lines = graph.code.splitlines()
     for launch in graph.launches:
         line = lines[launch.line - 1]
-        pad = line[: len(line) - len(line.lstrip())]
-        lines[launch.line - 1] = f"{pad}{{ {_OPEN.format(name=f'{RANGE}{launch.index}')} {line.strip()} {_CLOSE} }}"
+        pad, opened = line[: len(line) - len(line.lstrip())], _OPEN.format(name=f"{LAUNCH_RANGE}{launch.index}")
+        lines[launch.line - 1] = f"{pad}{{ {opened} {line.strip()} {_CLOSE} }}"
     return "\n".join(lines) + "\n"
 
 

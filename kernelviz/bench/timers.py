@@ -22,6 +22,7 @@ from typing import Any
 from ..recorder.step import is_annotation
 
 MakeArgs = Callable[[], list]
+LAUNCH_RANGE = "kernelviz#launch#"  # the profiler range of launch N: "kernelviz#launch#N" (Python or C++ wrapper)
 
 
 @dataclass
@@ -149,8 +150,8 @@ class CpuTimer(_Lockstepped):
             set_range(None)
         if ranged:
             for event in profile.profiler.kineto_results.events():
-                if event.name().startswith(GpuTimer._PREFIX):
-                    index = int(event.name()[len(GpuTimer._PREFIX):])
+                if event.name().startswith(LAUNCH_RANGE):
+                    index = int(event.name()[len(LAUNCH_RANGE):])
                     per_launch.setdefault(index, []).append((event.end_ns() - event.start_ns()) / 1e6)
         reps = len(totals)
         return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
@@ -190,7 +191,7 @@ class GpuTimer(_Lockstepped):
     Inductor's benchmarker and ``output_code.py -k`` do), all enqueued at once and synchronised once."""
 
     unit = "gpu"
-    _PREFIX = "kernelviz#launch#"
+    _PREFIX = LAUNCH_RANGE
     _REP = "kernelviz#rep#"
 
     def __init__(self, budget_ms: float = 60.0, min_reps: int = 2, max_reps: int = 10, warmup: int = 0,
