@@ -97,7 +97,7 @@ def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
                f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
     saving, cpp = cpp_wrapper_saving(graph, twin)
     if saving is not None and saving > 0 and graph.wrapper == "python" and (run.replay_ms is None or saving > ms):
-        ms = saving
+        return [Advice("launch-bound", graph.id, [], saving, evidence, suggestion, f"{cpp}; {how}")]  # the larger
     return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, f"{how}; {cpp}")]
 
 
