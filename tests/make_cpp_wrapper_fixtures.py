@@ -1,34 +1,38 @@
-"""Write the fixtures: a transformer block's output code with and without cpp_wrapper, inference and a
-training step. `python make_cpp_wrapper_fixtures.py 1 infer|train FOLDER` (1: cpp_wrapper, 0: the Python wrapper)."""
+"""Write the cpp_wrapper fixture pairs: the transformer block of tests/test_cpp_wrapper_capture.py compiled with and
+without cpp_wrapper, inference and a training step, each module's code as Inductor saved it.
+
+    python tests/make_cpp_wrapper_fixtures.py tests/cpp_wrapper_fixtures/cpu-torch2.13
+"""
+
 import sys
+from pathlib import Path
 
 import torch
-import torch._inductor.config as cfg
-cfg.cpp_wrapper = sys.argv[1] == "1"
-tag = "cpp" if cfg.cpp_wrapper else "py"
-from torch._inductor import graph as g
-orig = g.GraphLowering.save_output_code
-n = [0]
-def hook(code):
-    n[0] += 1
-    open(f"{sys.argv[3]}/{tag}_{sys.argv[2]}_{n[0]}.py", "w").write(code)
-g.GraphLowering.save_output_code = staticmethod(hook)
-torch.manual_seed(0)
-class Block(torch.nn.Module):
-    def __init__(s, d=32, h=4):
-        super().__init__(); s.h = h
-        s.ln = torch.nn.LayerNorm(d); s.qkv = torch.nn.Linear(d, 3*d); s.o = torch.nn.Linear(d, d)
-        s.fc1 = torch.nn.Linear(d, 4*d); s.fc2 = torch.nn.Linear(4*d, d)
-    def forward(s, x):
-        B, T, D = x.shape
-        q, k, v = s.qkv(s.ln(x)).split(D, -1)
-        q, k, v = (t.view(B, T, s.h, D // s.h).transpose(1, 2) for t in (q, k, v))
-        a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + s.o(a.transpose(1, 2).reshape(B, T, D))
-        return x + s.fc2(torch.nn.functional.gelu(s.fc1(x)))
-m = Block(); x = torch.randn(2, 8, 32)
-if sys.argv[2] == "infer":
-    with torch.no_grad():
-        print(torch.compile(m)(x).sum())
-else:
-    y = torch.compile(m)(x.requires_grad_()); y.sum().backward(); print(x.grad.sum())
+from test_cpp_wrapper_capture import Block, _step
+from torch._inductor.graph import GraphLowering
+
+
+def main(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for cpp, suffix in ((True, "cpp"), (False, "python")):
+        for name, names in (("block", ["block"]), ("train", ["train_forward", "train_backward"])):
+            written = iter(names)
+            original = GraphLowering.save_output_code
+            GraphLowering.save_output_code = staticmethod(
+                lambda code, written=written, suffix=suffix: (folder / f"{next(written)}_{suffix}.py").write_text(code))
+            try:
+                torch._dynamo.reset()
+                torch.manual_seed(0)
+                model, x = Block(), torch.randn(2, 8, 32)
+                with torch._inductor.config.patch(cpp_wrapper=cpp, fx_graph_cache=False):
+                    if name == "block":
+                        with torch.no_grad():
+                            torch.compile(model)(x)
+                    else:
+                        _step(torch.compile(model), x)
+            finally:
+                GraphLowering.save_output_code = original
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

@@ -79,7 +79,7 @@ void inductor_entry_impl(
     AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf4, arg4_1, wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf3, 2, int_array_6, int_array_7, 0L)), wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(arg3_1, 2, int_array_8, int_array_9, 0L)), 1L, 1L));
     arg3_1.reset();
     arg4_1.reset();
-    // Topologically Sorted Source Nodes: [linear, split, view, q_1, view_1, k_1, view_2, v_1, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+    // Topologically Sorted Source Nodes: [linear, split, view, q, view_1, k, view_2, v, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
     static constexpr int64_t int_array_10[] = {2L, 4L, 8L, 8L};
     static constexpr int64_t int_array_11[] = {768L, 8L, 96L, 1L};
     AtenTensorHandle buf6_handle;

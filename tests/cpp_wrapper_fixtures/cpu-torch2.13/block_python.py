@@ -1,4 +1,4 @@
-# AOT ID: ['0_inference']
+# AOT ID: ['2_inference']
 from ctypes import c_void_p, c_long, c_int
 import torch
 import math
@@ -271,7 +271,7 @@ class Runner:
         extern_kernels.addmm(arg4_1, reinterpret_tensor(buf3, (16, 32), (32, 1), 0), reinterpret_tensor(arg3_1, (32, 96), (1, 32), 0), alpha=1, beta=1, out=buf4)
         del arg3_1
         del arg4_1
-        # Topologically Sorted Source Nodes: [linear, split, view, q_1, view_1, k_1, view_2, v_1, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+        # Topologically Sorted Source Nodes: [linear, split, view, q, view_1, k, view_2, v, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
         buf5 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(reinterpret_tensor(buf4, (2, 4, 8, 8), (768, 8, 96, 1), 0), reinterpret_tensor(buf4, (2, 4, 8, 8), (768, 8, 96, 1), 32), reinterpret_tensor(buf4, (2, 4, 8, 8), (768, 8, 96, 1), 64), 0.0, True)
         del buf4
         buf6 = buf5[0]

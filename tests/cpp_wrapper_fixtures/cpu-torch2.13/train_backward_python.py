@@ -1,4 +1,4 @@
-# AOT ID: ['0_backward']
+# AOT ID: ['3_backward']
 from ctypes import c_void_p, c_long, c_int
 import torch
 import math
@@ -315,92 +315,17 @@ extern "C"  void  kernel(const float* in_ptr0,
 ''')
 
 
-cpp_fused_add_native_layer_norm_native_layer_norm_backward_view_4 = async_compile.cpp_pybinding(['float*', 'const float*', 'const float*', 'const float*', 'const float*', 'const float*', 'float*', 'float*', 'float*', 'float*'], r'''
+cpp_fused_native_layer_norm_native_layer_norm_backward_view_4 = async_compile.cpp_pybinding(['const float*', 'const float*', 'const float*', 'const float*', 'float*', 'float*'], r'''
 #include <torch/csrc/inductor/cpp_prefix.h>
-extern "C"  void  kernel(float* in_out_ptr0,
-                       const float* in_ptr0,
+extern "C"  void  kernel(const float* in_ptr0,
                        const float* in_ptr1,
                        const float* in_ptr2,
                        const float* in_ptr3,
-                       const float* in_ptr4,
                        float* out_ptr0,
-                       float* out_ptr1,
-                       float* out_ptr2,
-                       float* out_ptr3)
+                       float* out_ptr1)
 {
     std::atomic<int> inductor_cpu_integer_div_error{0};
     inductor_cpu_integer_div_error_flag = &inductor_cpu_integer_div_error;
-    {
-        #pragma GCC ivdep
-        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(16L); x0+=static_cast<int64_t>(1L))
-        {
-            {
-                float tmp_acc0 = 0;
-                at::vec::Vectorized<float> tmp_acc0_vec = at::vec::Vectorized<float>(0);
-                float tmp_acc1 = 0;
-                at::vec::Vectorized<float> tmp_acc1_vec = at::vec::Vectorized<float>(0);
-                for(int64_t x1=static_cast<int64_t>(0L); x1<static_cast<int64_t>(32L); x1+=static_cast<int64_t>(16L))
-                {
-                    {
-                        if(C10_LIKELY(x1 >= static_cast<int64_t>(0) && x1 < static_cast<int64_t>(32L)))
-                        {
-                            auto tmp0 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x1 + 32L*x0), static_cast<int64_t>(16));
-                            auto tmp1 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1), static_cast<int64_t>(16));
-                            auto tmp3 = at::vec::Vectorized<float>::loadu(in_ptr2 + static_cast<int64_t>(x1 + 32L*x0), static_cast<int64_t>(16));
-                            auto tmp4 = in_ptr3[static_cast<int64_t>(x0)];
-                            auto tmp7 = in_ptr4[static_cast<int64_t>(x0)];
-                            auto tmp2 = tmp0 * tmp1;
-                            auto tmp5 = at::vec::Vectorized<float>(tmp4);
-                            auto tmp6 = tmp3 - tmp5;
-                            auto tmp8 = at::vec::Vectorized<float>(tmp7);
-                            auto tmp9 = tmp6 * tmp8;
-                            auto tmp10 = tmp2 * tmp9;
-                            tmp_acc0_vec = tmp_acc0_vec + tmp2;
-                            tmp_acc1_vec = tmp_acc1_vec + tmp10;
-                        }
-                    }
-                }
-                tmp_acc0 = tmp_acc0 + at::vec::vec_reduce_all<float, 1>([](at::vec::Vectorized<float>& x, at::vec::Vectorized<float>& y) { return x + y; }, tmp_acc0_vec);
-                out_ptr0[static_cast<int64_t>(x0)] = static_cast<float>(tmp_acc0);
-                tmp_acc1 = tmp_acc1 + at::vec::vec_reduce_all<float, 1>([](at::vec::Vectorized<float>& x, at::vec::Vectorized<float>& y) { return x + y; }, tmp_acc1_vec);
-                out_ptr1[static_cast<int64_t>(x0)] = static_cast<float>(tmp_acc1);
-            }
-            for(int64_t x1=static_cast<int64_t>(0L); x1<static_cast<int64_t>(32L); x1+=static_cast<int64_t>(16L))
-            {
-                {
-                    if(C10_LIKELY(x1 >= static_cast<int64_t>(0) && x1 < static_cast<int64_t>(32L)))
-                    {
-                        auto tmp0 = at::vec::Vectorized<float>::loadu(in_out_ptr0 + static_cast<int64_t>(x1 + 32L*x0), static_cast<int64_t>(16));
-                        auto tmp1 = in_ptr4[static_cast<int64_t>(x0)];
-                        auto tmp4 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x1 + 32L*x0), static_cast<int64_t>(16));
-                        auto tmp5 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1), static_cast<int64_t>(16));
-                        auto tmp9 = out_ptr0[static_cast<int64_t>(x0)];
-                        auto tmp12 = at::vec::Vectorized<float>::loadu(in_ptr2 + static_cast<int64_t>(x1 + 32L*x0), static_cast<int64_t>(16));
-                        auto tmp13 = in_ptr3[static_cast<int64_t>(x0)];
-                        auto tmp18 = out_ptr1[static_cast<int64_t>(x0)];
-                        auto tmp2 = static_cast<float>(32.0);
-                        auto tmp3 = tmp1 / tmp2;
-                        auto tmp6 = tmp4 * tmp5;
-                        auto tmp7 = at::vec::Vectorized<float>(tmp2);
-                        auto tmp8 = tmp6 * tmp7;
-                        auto tmp10 = at::vec::Vectorized<float>(tmp9);
-                        auto tmp11 = tmp8 - tmp10;
-                        auto tmp14 = at::vec::Vectorized<float>(tmp13);
-                        auto tmp15 = tmp12 - tmp14;
-                        auto tmp16 = at::vec::Vectorized<float>(tmp1);
-                        auto tmp17 = tmp15 * tmp16;
-                        auto tmp19 = at::vec::Vectorized<float>(tmp18);
-                        auto tmp20 = tmp17 * tmp19;
-                        auto tmp21 = tmp11 - tmp20;
-                        auto tmp22 = at::vec::Vectorized<float>(tmp3);
-                        auto tmp23 = tmp22 * tmp21;
-                        auto tmp24 = tmp0 + tmp23;
-                        tmp24.store(in_out_ptr0 + static_cast<int64_t>(x1 + 32L*x0));
-                    }
-                }
-            }
-        }
-    }
     {
         for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(32L); x0+=static_cast<int64_t>(16L))
         {
@@ -415,9 +340,9 @@ extern "C"  void  kernel(float* in_out_ptr0,
                         if(C10_LIKELY(x0 >= static_cast<int64_t>(0) && x0 < static_cast<int64_t>(32L)))
                         {
                             auto tmp0 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x0 + 32L*x1), static_cast<int64_t>(16));
-                            auto tmp1 = at::vec::Vectorized<float>::loadu(in_ptr2 + static_cast<int64_t>(x0 + 32L*x1), static_cast<int64_t>(16));
-                            auto tmp2 = in_ptr3[static_cast<int64_t>(x1)];
-                            auto tmp5 = in_ptr4[static_cast<int64_t>(x1)];
+                            auto tmp1 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x0 + 32L*x1), static_cast<int64_t>(16));
+                            auto tmp2 = in_ptr2[static_cast<int64_t>(x1)];
+                            auto tmp5 = in_ptr3[static_cast<int64_t>(x1)];
                             auto tmp3 = at::vec::Vectorized<float>(tmp2);
                             auto tmp4 = tmp1 - tmp3;
                             auto tmp6 = at::vec::Vectorized<float>(tmp5);
@@ -430,8 +355,8 @@ extern "C"  void  kernel(float* in_out_ptr0,
                 }
                 if(C10_LIKELY(x0 >= static_cast<int64_t>(0) && x0 < static_cast<int64_t>(32L)))
                 {
-                    tmp_acc0_vec.store(out_ptr2 + static_cast<int64_t>(x0));
-                    tmp_acc1_vec.store(out_ptr3 + static_cast<int64_t>(x0));
+                    tmp_acc0_vec.store(out_ptr0 + static_cast<int64_t>(x0));
+                    tmp_acc1_vec.store(out_ptr1 + static_cast<int64_t>(x0));
                 }
             }
         }
@@ -456,7 +381,7 @@ class Runner:
         self.partitions = new_callables
 
     def call(self, args):
-        primals_1, primals_2, primals_4, primals_6, primals_8, primals_10, getitem_1, rsqrt, view, permute_1, permute_2, permute_3, getitem_5, getitem_6, view_8, addmm_2, view_10, tangents_1 = args
+        primals_1, primals_4, primals_6, primals_8, primals_10, getitem_1, rsqrt, view, permute_1, permute_2, permute_3, getitem_5, getitem_6, view_8, addmm_2, view_10, tangents_1 = args
         args.clear()
         assert_size_stride(getitem_6, (2, 4, 8), (32, 1, 4), 'input')
         buf11 = empty_strided_cpu((2, 4, 8), (32, 8, 1), torch.float32)
@@ -494,9 +419,14 @@ class Runner:
         # Topologically Sorted Source Nodes: [view_20, view_21, permute_20, _scaled_dot_product_flash_attention_for_cpu_backward], Original ATen: [aten.view, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu_backward]
         buf12 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default(reinterpret_tensor(buf8, (2, 4, 8, 8), (256, 8, 32, 1), 0), permute_1, permute_2, permute_3, getitem_5, buf11, 0.0, True)
         del buf11
+        del buf8
         del permute_1
         del permute_2
         del permute_3
+        buf9 = empty_strided_cpu((32, 32), (32, 1), torch.float32)
+        # Topologically Sorted Source Nodes: [view_17, add_7, view_18, permute_17, transpose_3, reshape, linear_1, mm_5], Original ATen: [aten.view, aten.add, aten.t, aten.transpose, aten.mm]
+        extern_kernels.mm(reinterpret_tensor(buf7, (32, 16), (1, 32), 0), reinterpret_tensor(getitem_5, (16, 32), (32, 1), 0), out=buf9)
+        del getitem_5
         buf13 = buf12[0]
         assert_size_stride(buf13, (2, 4, 8, 8), (256, 8, 32, 1), 'torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default')
         # buffer buf13 (op: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default) is assumed to be not aligned
@@ -512,6 +442,7 @@ class Runner:
         buf17 = reinterpret_tensor(buf19, (2, 8, 32), (768, 96, 1), 32)  # alias
         buf18 = reinterpret_tensor(buf19, (2, 8, 32), (768, 96, 1), 64)  # alias
         buf22 = empty_strided_cpu((1, 96), (96, 1), torch.float32)
+        assert_size_stride(primals_4, (96, 32), (32, 1), 'input')
         cpp_fused_cat_sum_transpose_view_3(buf13, buf14, buf15, buf19, buf16, buf17, buf18, buf22)
         del buf13
         del buf14
@@ -519,32 +450,20 @@ class Runner:
         del buf16
         del buf17
         del buf18
-        buf9 = empty_strided_cpu((32, 32), (32, 1), torch.float32)
-        # Topologically Sorted Source Nodes: [view_17, add_7, view_18, permute_17, transpose_3, reshape, linear_1, mm_5], Original ATen: [aten.view, aten.add, aten.t, aten.transpose, aten.mm]
-        extern_kernels.mm(reinterpret_tensor(buf7, (32, 16), (1, 32), 0), reinterpret_tensor(getitem_5, (16, 32), (32, 1), 0), out=buf9)
-        del getitem_5
-        assert_size_stride(primals_4, (96, 32), (32, 1), 'input')
-        buf20 = buf8; del buf8  # reuse
+        buf20 = reinterpret_tensor(buf7, (16, 32), (32, 1), 0); del buf7  # reuse
         # Topologically Sorted Source Nodes: [view_25, linear, permute_24, mm_6], Original ATen: [aten.view, aten.t, aten.mm]
         extern_kernels.mm(reinterpret_tensor(buf19, (16, 96), (96, 1), 0), primals_4, out=buf20)
         del primals_4
-        assert_size_stride(primals_2, (32, ), (1, ), 'input')
         assert_size_stride(primals_1, (2, 8, 32), (256, 32, 1), 'input')
         assert_size_stride(getitem_1, (2, 8, 1), (8, 1, 1), 'input')
         assert_size_stride(rsqrt, (2, 8, 1), (8, 1, 1), 'input')
-        buf23 = empty_strided_cpu((2, 8, 1), (8, 1, 16), torch.float32)
-        buf24 = empty_strided_cpu((2, 8, 1), (8, 1, 16), torch.float32)
-        buf27 = buf7; del buf7  # reuse
-        buf25 = empty_strided_cpu((32, ), (1, ), torch.float32)
-        buf26 = empty_strided_cpu((32, ), (1, ), torch.float32)
+        buf23 = empty_strided_cpu((32, ), (1, ), torch.float32)
+        buf24 = empty_strided_cpu((32, ), (1, ), torch.float32)
         assert_size_stride(view, (16, 32), (32, 1), 'input')
-        cpp_fused_add_native_layer_norm_native_layer_norm_backward_view_4(buf27, buf20, primals_2, primals_1, getitem_1, rsqrt, buf23, buf24, buf25, buf26)
+        cpp_fused_native_layer_norm_native_layer_norm_backward_view_4(buf20, primals_1, getitem_1, rsqrt, buf23, buf24)
         del buf20
-        del buf23
-        del buf24
         del getitem_1
         del primals_1
-        del primals_2
         del rsqrt
         buf21 = empty_strided_cpu((96, 32), (32, 1), torch.float32)
         # Topologically Sorted Source Nodes: [view_25, permute_25, mm_7], Original ATen: [aten.view, aten.t, aten.mm]
@@ -563,7 +482,7 @@ class Runner:
         extern_kernels.mm(reinterpret_tensor(tangents_1, (32, 16), (1, 32), 0), view_10, out=buf1)
         del tangents_1
         del view_10
-        return (buf27, buf25, buf26, buf21, reinterpret_tensor(buf22, (96, ), (1, ), 0), buf9, reinterpret_tensor(buf10, (32, ), (1, ), 0), buf5, reinterpret_tensor(buf6, (128, ), (1, ), 0), buf1, reinterpret_tensor(buf2, (32, ), (1, ), 0), )
+        return (None, buf23, buf24, buf21, reinterpret_tensor(buf22, (96, ), (1, ), 0), buf9, reinterpret_tensor(buf10, (32, ), (1, ), 0), buf5, reinterpret_tensor(buf6, (128, ), (1, ), 0), buf1, reinterpret_tensor(buf2, (32, ), (1, ), 0), )
 
 runner = Runner(partitions=[])
 call = runner.call
@@ -572,9 +491,8 @@ recursively_apply_fns = runner.recursively_apply_fns
 
 def get_args():
     from torch._dynamo.testing import rand_strided
-    _shared_storage_9 = rand_strided((1536,), (1,), device='cpu', dtype=torch.float32)
+    _shared_storage_8 = rand_strided((1536,), (1,), device='cpu', dtype=torch.float32)
     primals_1 = rand_strided((2, 8, 32), (256, 32, 1), device='cpu', dtype=torch.float32)
-    primals_2 = rand_strided((32, ), (1, ), device='cpu', dtype=torch.float32)
     primals_4 = rand_strided((96, 32), (32, 1), device='cpu', dtype=torch.float32)
     primals_6 = rand_strided((32, 32), (32, 1), device='cpu', dtype=torch.float32)
     primals_8 = rand_strided((128, 32), (32, 1), device='cpu', dtype=torch.float32)
@@ -582,16 +500,16 @@ def get_args():
     getitem_1 = rand_strided((2, 8, 1), (8, 1, 1), device='cpu', dtype=torch.float32)
     rsqrt = rand_strided((2, 8, 1), (8, 1, 1), device='cpu', dtype=torch.float32)
     view = rand_strided((16, 32), (32, 1), device='cpu', dtype=torch.float32)
-    permute_1 = torch.as_strided(_shared_storage_9, (2, 4, 8, 8), (768, 8, 96, 1))
-    permute_2 = torch.as_strided(_shared_storage_9, (2, 4, 8, 8), (768, 8, 96, 1))
-    permute_3 = torch.as_strided(_shared_storage_9, (2, 4, 8, 8), (768, 8, 96, 1))
+    permute_1 = torch.as_strided(_shared_storage_8, (2, 4, 8, 8), (768, 8, 96, 1))
+    permute_2 = torch.as_strided(_shared_storage_8, (2, 4, 8, 8), (768, 8, 96, 1))
+    permute_3 = torch.as_strided(_shared_storage_8, (2, 4, 8, 8), (768, 8, 96, 1))
     getitem_5 = rand_strided((2, 4, 8, 8), (256, 8, 32, 1), device='cpu', dtype=torch.float32)
     getitem_6 = rand_strided((2, 4, 8), (32, 1, 4), device='cpu', dtype=torch.float32)
     view_8 = rand_strided((16, 32), (32, 1), device='cpu', dtype=torch.float32)
     addmm_2 = rand_strided((16, 128), (128, 1), device='cpu', dtype=torch.float32)
     view_10 = rand_strided((16, 128), (128, 1), device='cpu', dtype=torch.float32)
     tangents_1 = rand_strided((2, 8, 32), (256, 32, 1), device='cpu', dtype=torch.float32)
-    return [primals_1, primals_2, primals_4, primals_6, primals_8, primals_10, getitem_1, rsqrt, view, permute_1, permute_2, permute_3, getitem_5, getitem_6, view_8, addmm_2, view_10, tangents_1]
+    return [primals_1, primals_4, primals_6, primals_8, primals_10, getitem_1, rsqrt, view, permute_1, permute_2, permute_3, getitem_5, getitem_6, view_8, addmm_2, view_10, tangents_1]
 
 
 def benchmark_compiled_module(args, times=10, repeat=10):

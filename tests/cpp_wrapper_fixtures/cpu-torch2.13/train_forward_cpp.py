@@ -63,6 +63,7 @@ void inductor_entry_impl(
     assert_size_stride(primals_5, {96L, }, {1L, }, "input");
     assert_size_stride(primals_4, {96L, 32L}, {32L, 1L}, "input");
     cpp_fused_native_layer_norm_0((float*)(buf1.data_ptr()), (float*)(buf3.data_ptr()), (const float*)(primals_1.data_ptr()), (const float*)(primals_2.data_ptr()), (const float*)(primals_3.data_ptr()), (float*)(buf4.data_ptr()));
+    primals_2.reset();
     primals_3.reset();
     static constexpr int64_t int_array_5[] = {16L, 96L};
     static constexpr int64_t int_array_6[] = {96L, 1L};
@@ -76,7 +77,7 @@ void inductor_entry_impl(
     static constexpr int64_t int_array_10[] = {1L, 32L};
     AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf5, primals_5, wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf4, 2, int_array_7, int_array_8, 0L)), wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(primals_4, 2, int_array_9, int_array_10, 0L)), 1L, 1L));
     primals_5.reset();
-    // Topologically Sorted Source Nodes: [linear, split, view, q_1, view_1, k_1, view_2, v_1, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+    // Topologically Sorted Source Nodes: [linear, split, view, q, view_1, k, view_2, v, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
     static constexpr int64_t int_array_11[] = {2L, 4L, 8L, 8L};
     static constexpr int64_t int_array_12[] = {768L, 8L, 96L, 1L};
     AtenTensorHandle buf7_handle;
@@ -142,22 +143,21 @@ void inductor_entry_impl(
     auto var_6 = wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf12, 2, int_array_16, int_array_17, 0L));
     output_handles[0] = buf14.release();
     output_handles[1] = primals_1.release();
-    output_handles[2] = primals_2.release();
-    output_handles[3] = primals_4.release();
-    output_handles[4] = primals_6.release();
-    output_handles[5] = primals_8.release();
-    output_handles[6] = primals_10.release();
-    output_handles[7] = var_0.release();
-    output_handles[8] = buf3.release();
-    output_handles[9] = var_1.release();
-    output_handles[10] = var_2.release();
-    output_handles[11] = var_3.release();
-    output_handles[12] = var_4.release();
-    output_handles[13] = buf7.release();
-    output_handles[14] = buf8.release();
-    output_handles[15] = var_5.release();
-    output_handles[16] = buf11.release();
-    output_handles[17] = var_6.release();
+    output_handles[2] = primals_4.release();
+    output_handles[3] = primals_6.release();
+    output_handles[4] = primals_8.release();
+    output_handles[5] = primals_10.release();
+    output_handles[6] = var_0.release();
+    output_handles[7] = buf3.release();
+    output_handles[8] = var_1.release();
+    output_handles[9] = var_2.release();
+    output_handles[10] = var_3.release();
+    output_handles[11] = var_4.release();
+    output_handles[12] = buf7.release();
+    output_handles[13] = buf8.release();
+    output_handles[14] = var_5.release();
+    output_handles[15] = buf11.release();
+    output_handles[16] = var_6.release();
 } // inductor_entry_impl
 
 #include <torch/csrc/inductor/cpp_prefix.h>
@@ -354,7 +354,7 @@ inductor_entry = CppWrapperCodeCache.load_pybinding(
     device_type="cpu",
     needs_vec_isa=True,
     kernel_needs_vec_isa=None,
-    num_outputs=18,
+    num_outputs=17,
     kernel_code=None,
     extra_flags=(),
 )

@@ -1,4 +1,4 @@
-# AOT ID: ['0_forward']
+# AOT ID: ['3_forward']
 from ctypes import c_void_p, c_long, c_int
 import torch
 import math
@@ -252,12 +252,13 @@ class Runner:
         assert_size_stride(primals_5, (96, ), (1, ), 'input')
         assert_size_stride(primals_4, (96, 32), (32, 1), 'input')
         cpp_fused_native_layer_norm_0(buf1, buf3, primals_1, primals_2, primals_3, buf4)
+        del primals_2
         del primals_3
         buf5 = empty_strided_cpu((16, 96), (96, 1), torch.float32)
         # Topologically Sorted Source Nodes: [layer_norm, linear], Original ATen: [aten.native_layer_norm, aten.view, aten.t, aten.addmm]
         extern_kernels.addmm(primals_5, reinterpret_tensor(buf4, (16, 32), (32, 1), 0), reinterpret_tensor(primals_4, (32, 96), (1, 32), 0), alpha=1, beta=1, out=buf5)
         del primals_5
-        # Topologically Sorted Source Nodes: [linear, split, view, q_1, view_1, k_1, view_2, v_1, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+        # Topologically Sorted Source Nodes: [linear, split, view, q, view_1, k, view_2, v, a], Original ATen: [aten.view, aten.split, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
         buf6 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 0), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 32), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 64), 0.0, True)
         buf7 = buf6[0]
         assert_size_stride(buf7, (2, 4, 8, 8), (256, 8, 32, 1), 'torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default')
@@ -290,7 +291,7 @@ class Runner:
         del primals_11
         buf14 = reinterpret_tensor(buf13, (2, 8, 32), (256, 32, 1), 0); del buf13  # reuse
         cpp_fused_add_view_1(buf14, buf10)
-        return (buf14, primals_1, primals_2, primals_4, primals_6, primals_8, primals_10, reinterpret_tensor(buf1, (2, 8, 1), (8, 1, 1), 0), buf3, reinterpret_tensor(buf4, (16, 32), (32, 1), 0), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 0), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 32), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 64), buf7, buf8, reinterpret_tensor(buf10, (16, 32), (32, 1), 0), buf11, reinterpret_tensor(buf12, (16, 128), (128, 1), 0), )
+        return (buf14, primals_1, primals_4, primals_6, primals_8, primals_10, reinterpret_tensor(buf1, (2, 8, 1), (8, 1, 1), 0), buf3, reinterpret_tensor(buf4, (16, 32), (32, 1), 0), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 0), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 32), reinterpret_tensor(buf5, (2, 4, 8, 8), (768, 8, 96, 1), 64), buf7, buf8, reinterpret_tensor(buf10, (16, 32), (32, 1), 0), buf11, reinterpret_tensor(buf12, (16, 128), (128, 1), 0), )
 
 runner = Runner(partitions=[])
 call = runner.call
