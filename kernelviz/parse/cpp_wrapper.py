@@ -177,7 +177,7 @@ class _CppReader(_Reader):
             return
         if m := _OUTPUT.match(stmt):
             index = int(m.group(1))
-            self.out.outputs += [""] * (index + 1 - len(self.out.outputs))
+            self.out.outputs += ["None"] * (index + 1 - len(self.out.outputs))  # one never set: None, as in Python
             self.out.outputs[index] = m.group(2)
             return
         if (m := _MOVE.match(stmt)) and not m.group(2).startswith("std::move(inputs"):
