@@ -13,6 +13,7 @@ from typing import Any
 from ..live import module_globals
 from ..model import DevicePeaks, Graph
 from . import asrun, collectives, roofline
+from .cpp_wrapper import NOT_ALONE
 from .errors import BenchError, LaunchFailed, one_line
 from .grid import launch_grid
 from .instrument import Instrumented, instrument, kept_rng
@@ -60,9 +61,9 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
             timer.meet("the recording run")
             facts = _record(graph, inst, make_args, observer)
             _step(observer, "phase in-graph")
-            in_graph = timer.in_graph(inst.call, inst.set_range, make_args)
+            in_graph = timer.in_graph(inst.call, inst.set_range, make_args, ranged=inst.ranged)
             alone: dict[int, Samples | str] = {}
-            if isolated:
+            if isolated and not inst.ranged:
                 _step(observer, "phase isolated")
                 timer.meet("the run that times launches alone")
                 alone = _isolated_pass(inst, make_args, timer, _plans(graph, facts, in_graph.ms, skip))
@@ -84,6 +85,8 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
         raise BenchError(one_line(exc)) from None
     fill(graph, inst, facts, in_graph, alone, timer.unit, peaks, skip)
     collectives.waits(graph, in_graph)
+    if inst.ranged and isolated:
+        graph.warnings.append(f"timing: no launch timed alone: {NOT_ALONE}")
 
 
 def _step(observer: Callable[[str], None] | None, message: str) -> None:
@@ -99,6 +102,8 @@ def _record(graph: Graph, inst: Instrumented, make_args: Callable[[], list],
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
+    if inst.ranged:  # a C++ wrapper: no launch's arguments reach Python, what Inductor wrote of its kernels stands
+        return {launch.index: _written_facts(graph, launch) for launch in graph.launches}
     counter = FlopCounterMode(display=False)
     flops: dict[int, int] = {}
     recorded = inst.recorded
@@ -162,6 +167,17 @@ def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: d
             facts.message = collectives.message_size(launch.collective, args)
     facts.flops = float(flops) if flops else None
     facts.dtype = peak_key(roofline.first_dtype(args, kwargs), launch.op) if graph.device == "cuda" else None
+    return facts
+
+
+def _written_facts(graph: Graph, launch) -> LaunchFacts:
+    """A launch's bytes and FLOPs as Inductor estimated them for its kernel (none for an extern call)."""
+    facts = LaunchFacts()
+    if launch.kernel_name:
+        kernel = graph.kernel(launch.kernel_name)
+        flops = (kernel.inductor_meta or {}).get("kernel_flop")
+        facts.bytes_estimate = int(kernel.num_gb * 1e9) if kernel.num_gb else None
+        facts.flops = float(flops) if flops else None
     return facts
 
 

@@ -33,8 +33,8 @@ def merged(captures: list[Capture]) -> Capture:
     """The first capture, with each launch's in-graph time, each kernel's time alone and each graph's as-run time
     the median over the captures of the same graph (same code), and their spread, (p75 - p25) / median (for fewer
     than 8 captures (max - min) / median: the quartiles of a few values are narrower than their noise, seen on an
-    H200 as a false alarm at 5 captures that 3 did not give), taken across those captures; a graph whose code differs is left as the
-    first capture timed it."""
+    H200 as a false alarm at 5 captures that 3 did not give), taken across those captures; a graph whose code
+    differs is left as the first capture timed it."""
     first = captures[0]
     if len(captures) < 2:
         return first
@@ -63,8 +63,8 @@ def _merge(timings: list[Any], name: str, count: str | None = None, own_spread: 
         return
     values = [getattr(t, name) for t in timings]
     median = statistics.median(values)
-    spread = summarize(values).spread if len(values) >= QUARTILES else (max(values) - min(values)) / median if median > 0 \
-        else None
+    spread = summarize(values).spread if len(values) >= QUARTILES else \
+        (max(values) - min(values)) / median if median > 0 else None
     own = [t.spread for t in timings if t.spread is not None] if own_spread else []
     if own and spread is not None:
         spread = max(spread, statistics.median(own))

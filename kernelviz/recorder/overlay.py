@@ -8,8 +8,9 @@ import os
 import re
 
 from ..model import Graph, Kernel, SourceLocation
-from ..parse import parse_graph
+from ..parse import NO_SOURCE, parse_graph
 from ..parse.comments import parse_origin
+from ..parse.kernels import read_triton
 from .store import KernelRecord
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')  # a frame of a Python traceback
@@ -21,11 +22,11 @@ _UNKNOWN = {
 
 
 def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
-                lines: tuple[list[list[str] | None], str] | None = None) -> Graph:
+                lines: tuple[list[list[str] | None], str] | None = None, graph_id: str | None = None) -> Graph:
     """The graph model of one compiled module, with Inductor's metadata of its compile where known;
     ``lines``: this run's stack traces per record (None where unknown) and why they are unknown
-    (by default the records' own)."""
-    graph = parse_graph(code)
+    (by default the records' own); ``graph_id`` where the code does not name its graph (a C++ wrapper)."""
+    graph = parse_graph(code, graph_id)
     graph.cache = cache
     if records is None:
         if any(k.metadata_from == "none" for k in graph.kernels):
@@ -40,12 +41,16 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
     for kernel in graph.kernels:
         if kernel.name in by_name:
             _apply(kernel, *by_name[kernel.name], why)
+            if not kernel.source and by_name[kernel.name][0].source:  # a C++ wrapper's binary-only Triton kernel
+                kernel.source = by_name[kernel.name][0].source
+                read_triton(kernel)
+                graph.warnings.remove(f"kernel {kernel.name}: {NO_SOURCE}")
     _fill_launches(graph, records)
     return graph
 
 
 def _apply(kernel: Kernel, record: KernelRecord, traces: list[str] | None, why: str) -> None:
-    origin = parse_origin((record.metadata + "\n" + record.detail).splitlines())
+    origin = _origin(record.metadata + "\n" + record.detail)
     kernel.source_nodes, kernel.original_aten = origin.source_nodes, origin.original_aten
     kernel.node_mapping, kernel.fragment = origin.node_mapping, origin.fragment
     kernel.metadata_from = "inductor"
@@ -64,8 +69,13 @@ def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:
             continue
         queue.remove(match)
         if not launch.source_nodes:
-            origin = parse_origin(match.metadata.splitlines())
+            origin = _origin(match.metadata)
             launch.source_nodes, launch.original_aten = origin.source_nodes, origin.original_aten
+
+
+def _origin(metadata: str):
+    """Inductor's metadata comment of a kernel, written with ``#`` (Python wrapper) or ``//`` (C++ wrapper)."""
+    return parse_origin(metadata.splitlines(), "//" if metadata.lstrip().startswith("//") else "#")
 
 
 @functools.cache
