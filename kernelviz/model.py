@@ -560,6 +560,40 @@ class GraphRun:
         return sum(t.numel() * t.element_size() for t in held)
 
 
+# AOTInductor (issue 33): what a .pt2 package holds beside its graph
+@dataclass
+class PackageConstant(Record):
+    """A weight or buffer the package carries (its values are not kept: only what it is)."""
+
+    name: str  # as the wrapper names it ("l1_weight")
+    fqn: str = ""  # the module's name for it ("l1.weight")
+    kind: str = ""  # "Parameter", "Buffer", "TensorConstant", "FoldedConstant"
+    dtype: str | None = None
+    shape: list[int] | None = None
+    stride: list[int] | None = None
+    bytes: int | None = None
+
+
+@dataclass
+class PackageFile(Record):
+    """One entry of the package's zip."""
+
+    name: str
+    bytes: int
+
+
+@dataclass
+class Package(Record):
+    """The AOTInductor package (``.pt2``) a graph was read from: where it is, what it holds, what it was built for."""
+
+    path: str  # the file as it was loaded (``cap.bench()`` runs it from there)
+    model: str = "model"  # the model's name inside the package
+    files: list[PackageFile] = field(default_factory=list)  # this model's entries
+    metadata: dict[str, str] = field(default_factory=dict)  # the package's metadata JSON (AOTI_DEVICE_KEY, ...)
+    constants: list[PackageConstant] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be read, one line each
+
+
 @dataclass
 class Graph(Record):
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
@@ -591,6 +625,7 @@ class Graph(Record):
     repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
     fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
+    package: Package | None = None  # AOTInductor (issue 33): the .pt2 package it was read from
     _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
     def kernel(self, name: str) -> Kernel:
