@@ -7,8 +7,10 @@ cubin facts (registers, shared memory, SASS where CUDA's disassembler is install
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from ..ir.cubin import CubinError, cubin_kernels
 from ..ir.stages import StageError, disassemble_bytes, keep
@@ -27,8 +29,11 @@ def is_package(path: Path) -> bool:
     return path.suffix == SUFFIX or (path.is_file() and zipfile.is_zipfile(path) and _holds_models(path))
 
 
-def read_package(path: Path) -> Capture:
-    """Every model of the package at ``path``; a one-line :class:`ParseError` for a file that is not one."""
+def read_package(path: Path | BinaryIO) -> Capture:
+    """Every model of the package at ``path`` (or in a binary file object); a one-line :class:`ParseError` for a
+    file that is not one."""
+    if isinstance(path, (str, os.PathLike)):
+        path = Path(path)
     try:
         with zipfile.ZipFile(path) as archive:
             entries = {info.filename: info for info in archive.infolist() if not info.is_dir()}
@@ -66,9 +71,9 @@ def _models(entries: dict) -> dict[str, dict[str, zipfile.ZipInfo]]:
     return models
 
 
-def _graph(path: Path, archive: zipfile.ZipFile, model: str, files: dict[str, zipfile.ZipInfo]) -> Graph:
+def _graph(path: Path | BinaryIO, archive: zipfile.ZipFile, model: str, files: dict[str, zipfile.ZipInfo]) -> Graph:
     warnings: list[str] = []
-    package = Package(path=str(path), model=model,
+    package = Package(path=str(path) if isinstance(path, Path) else "", model=model,
                       files=[PackageFile(name=info.filename, bytes=info.file_size) for info in files.values()])
 
     def text(suffix: str) -> str | None:

@@ -146,6 +146,20 @@ def _on_code(code: str) -> None:
                           "a later cache hit of the same graph regenerates its code")
 
 
+def _on_package(archive: Any) -> None:
+    """An AOTInductor package written (``aoti_compile_and_package``): its file, the records of the kernels
+    lowered for it (AOT lowering writes no Python module, so they wait under no code key), and the seconds from
+    the start of lowering."""
+    with routing.lock:
+        records = [record for pending in _pending.values() for record in pending]
+        _pending.clear()
+        started = min(_started.values(), default=None)
+        _started.clear()
+    seconds = time.perf_counter() - started if started is not None else None
+    for recorder in routing.targets():
+        recorder.on_package(archive, records, seconds)
+
+
 def _on_call(compiled: Any, inputs: Any) -> None:
     entry = _call_keys.get(id(compiled))
     if entry is None or entry[0]() is not compiled:
@@ -242,6 +256,14 @@ def _install() -> Patches:
 
         return wrapper
 
+    def package_aoti(original):
+        def wrapper(archive_file, *args, **kwargs):
+            written = original(archive_file, *args, **kwargs)
+            routing.safely(_on_package, archive_file)
+            return written
+
+        return wrapper
+
     def find_guarded_entry(original):
         def wrapper(cls, *args, **kwargs):
             if not routing.targets():  # a thread no capture looks at: Inductor's own lookup
@@ -257,6 +279,7 @@ def _install() -> Patches:
     patches.wrap("torch._inductor.codegen.triton", "TritonScheduling", "define_kernel", define_kernel)
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__call__", call)
     patches.wrap("torch._inductor.codecache", "FxGraphCache", "find_guarded_entry", find_guarded_entry)
+    patches.wrap("torch._inductor.package", "", "package_aoti", package_aoti)
     traces.install(patches)
     dynamo.install(patches)
     fusion.install(patches)

@@ -25,7 +25,12 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
     """The graph model of one compiled module, with Inductor's metadata of its compile where known;
     ``lines``: this run's stack traces per record (None where unknown) and why they are unknown
     (by default the records' own)."""
-    graph = parse_graph(code)
+    return overlay(parse_graph(code), records, cache, lines)
+
+
+def overlay(graph: Graph, records: list[KernelRecord] | None, cache: str,
+            lines: tuple[list[list[str] | None], str] | None = None) -> Graph:
+    """:func:`build_graph` of a graph already read (from a module's code, or from an AOTInductor package)."""
     graph.cache = cache
     if records is None:
         if any(k.metadata_from == "none" for k in graph.kernels):
@@ -45,7 +50,7 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
 
 
 def _apply(kernel: Kernel, record: KernelRecord, traces: list[str] | None, why: str) -> None:
-    origin = parse_origin((record.metadata + "\n" + record.detail).splitlines())
+    origin = _origin(record.metadata + "\n" + record.detail)
     kernel.source_nodes, kernel.original_aten = origin.source_nodes, origin.original_aten
     kernel.node_mapping, kernel.fragment = origin.node_mapping, origin.fragment
     kernel.metadata_from = "inductor"
@@ -64,8 +69,13 @@ def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:
             continue
         queue.remove(match)
         if not launch.source_nodes:
-            origin = parse_origin(match.metadata.splitlines())
+            origin = _origin(match.metadata)
             launch.source_nodes, launch.original_aten = origin.source_nodes, origin.original_aten
+
+
+def _origin(text: str):
+    """A record's metadata read; a C++ wrapper (cpp_wrapper, AOTInductor) writes it as ``//`` comments."""
+    return parse_origin(text.splitlines(), "//" if text.lstrip().startswith("//") else "#")
 
 
 @functools.cache

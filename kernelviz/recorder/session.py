@@ -11,10 +11,11 @@ from typing import Any
 
 from ..jiterator import recording as jiterator_calls
 from ..model import Capture, DynamoEvent, GraphRun
+from ..parse.package import read_package
 from . import distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
-from .overlay import build_graph
+from .overlay import build_graph, overlay
 from .specs import apply_snapshot, snapshot
 
 _RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
@@ -37,6 +38,8 @@ class Recorder:
         self.dynamo: list[DynamoEvent] = []
         self._config: contextlib.ExitStack | None = None
         self._ident: int | None = None
+        # AOTInductor packages written: (file, kernel records, compile seconds)
+        self.packages: list[tuple[Any, list[Any], float | None]] = []
 
     # Recorder protocol (see routing.Recorder) --------------------------------------------
     def _run(self, code: str, key: str, cache: str) -> GraphRun:
@@ -82,6 +85,9 @@ class Recorder:
 
     def on_regenerated(self, key: str) -> None:
         self.regenerated.add(key)
+
+    def on_package(self, archive: Any, records: list[Any], seconds: float | None) -> None:
+        self.packages.append((archive, records, seconds))
 
     def knows(self, key: str | None, compile_id: str | None) -> bool:
         return key in self.runs or compile_id in self.compile_ids
@@ -166,6 +172,13 @@ class Recorder:
             apply_snapshot(graph, run.specs)
             graph._run = run
             capture.graphs.append(graph)
+        for archive, records, seconds in self.packages:
+            try:
+                for graph in read_package(archive).graphs:
+                    capture.graphs.append(overlay(graph, records, "compiled"))
+                    graph.compile_s = seconds
+            except Exception as exc:  # noqa: BLE001 - one bad package must not lose the others
+                capture.warnings.append(f"an AOTInductor package could not be read: {type(exc).__name__}: {exc}")
         name_cells(capture.graphs, capture.dynamo)
         distributed.resolve_groups(capture.graphs)
         if capture.step is not None and any(g.cache == "compiled" for g in capture.graphs):
