@@ -83,8 +83,7 @@ def triton_kernels(code: str, warnings: list[str]) -> tuple[list[Kernel], dict[s
     """The Triton kernels the wrapper embeds (each in its ``call_<name>`` function, as a comment) read as the
     Python wrapper's are, and what each function's launch passes."""
     kernels, params = [], {}
-    starts = [m for m in _TRITON_CALL.finditer(code)]
-    for n, m in enumerate(starts):
+    for m in _TRITON_CALL.finditer(code):
         name = m.group(1)
         end = code.find("\n}\n", m.end())
         body = code[m.end(): end if end > 0 else len(code)]
@@ -138,8 +137,8 @@ def _ints(text: str | None) -> list[int] | None:
 # run_impl's steps, read plainly until the C++ wrapper's reader (parse.cpp_wrapper) takes them over
 _RUN_IMPL = re.compile(r"^void AOTInductorModel::run_impl\(", re.M)
 _ARRAY = re.compile(r"static constexpr int64_t (\w+)\[\] = \{(.*?)\};")
-_EMPTY = re.compile(r"aoti_torch_empty_strided\(\d+, (\w+), (\w+), cached_torch_dtype_(\w+), cached_torch_device_type_(\w+)"
-                    r".*&(\w+)_handle\)")
+_EMPTY = re.compile(r"aoti_torch_empty_strided\(\d+, (\w+), (\w+), cached_torch_dtype_(\w+), "
+                    r"cached_torch_device_type_(\w+).*&(\w+)_handle\)")
 _MOVE = re.compile(r"^auto (\w+) = std::move\((\w+)\);")
 _RESET = re.compile(r"^(\w+)\.reset\(\);")
 _CALL = re.compile(r"^(\w+)\((.*)\);$")
