@@ -14,8 +14,8 @@ from . import asrun
 from .errors import BenchError
 from .inputs import recreate
 
-CPU_LAUNCHES = ("timing: the time of each launch is unknown: an AOTInductor package's C++ kernels and ATen calls "
-                "record nothing torch.profiler sees on the CPU (the whole run is timed)")
+CPU_LAUNCHES = ("an AOTInductor package's C++ kernels and ATen calls record nothing torch.profiler sees on the CPU "
+                "(the whole run is timed)")
 
 
 def bench_package(graph: Graph) -> None:
@@ -59,9 +59,9 @@ def bench_package(graph: Graph) -> None:
 
         samples = CpuTimer().stable(lambda: call(make_args()))
         graph.gpu_busy_ms, graph.gap_ms = samples.median, None
-        graph.warnings.append(CPU_LAUNCHES)
+        graph.warnings.append(f"timing: the time of each launch is unknown: {CPU_LAUNCHES}")
         for launch in graph.launches:
-            launch.timing = None
+            launch.timing = LaunchTiming(unit="cpu", error=CPU_LAUNCHES)
         asrun.measure(graph, call, make_args, CpuTimer(), None)
 
 
