@@ -607,7 +607,8 @@ class Graph(Record):
     memory: list[BufferEvent] = field(default_factory=list)
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
-    call_span: list[int] | None = None  # first and last line (1-based) of call() in the code
+    call_span: list[int] | None = None  # first and last line (1-based) of call() in the code (C++: the entry function)
+    wrapper: str = "python"  # "python" (call()) or "cpp" (cpp_wrapper, AOTInductor: a C++ wrapper in the code)
     calls: int = 0  # times call() ran during the capture
     compile_s: float | None = None
     cache: str | None = None  # "compiled" (in this capture), "fx_cache_hit", "reused" (compiled earlier), or None

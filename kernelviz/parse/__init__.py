@@ -12,6 +12,7 @@ from pathlib import Path
 from ..codec import without_gc
 from ..compressed import SUFFIX, load_file
 from ..model import Capture, CaptureError, Graph, Ranks
+from .cpp_wrapper import cpp_kernels, is_cpp_wrapper, read_cpp_call
 from .errors import ParseError
 from .kernels import find_kernels
 from .logs import unwrap
@@ -21,7 +22,8 @@ from .wrapper import read_call
 _AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
 EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
             "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
-            "TORCH_LOGS=output_code or tlparse) or a kernelviz capture (.json)")
+            "TORCH_LOGS=output_code or tlparse; with cpp_wrapper, a C++ wrapper in cpp_wrapper_src) or a kernelviz "
+            "capture (.json)")
 
 
 def parse_graph(text: str, graph_id: str | None = None) -> Graph:
@@ -34,17 +36,22 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     definitions = find_kernels(text, lines, starts, warnings)
     skip = [(d.first_line, d.end_line) for d in definitions]
     kernels = {d.kernel.name: d.kernel for d in definitions}
-    body = read_call(text, lines, starts, kernels, skip, warnings)
-    if not definitions and body.span is None:
+    wrapper = "cpp" if is_cpp_wrapper(text) else "python"
+    if wrapper == "cpp":
+        kernels.update((k.name, k) for k in cpp_kernels(text) if k.name not in kernels)
+        body = read_cpp_call(text, kernels, warnings)
+    else:
+        body = read_call(text, lines, starts, kernels, skip, warnings)
+    if not kernels and body.span is None:
         raise ParseError(f"found no kernels and no call(args); {EXPECTED}")
     if body.span is None:
         warnings.append("no call(args) wrapper found: launches are unknown")
     aot = next(_aot_ids(text), None)
     gid = graph_id or (aot.group(1) if aot else "graph")
-    kind = next((k for k in ("forward", "backward", "inference") if aot and aot.group(1).endswith(k)), "unknown")
+    kind = next((k for k in ("forward", "backward", "inference") if gid.endswith(k)), "unknown")
     return Graph(id=gid, kind=kind, device=_device(text, body.device, kernels), code=text,
                  kernels=list(kernels.values()), launches=body.launches, memory=body.memory,
-                 inputs=body.inputs, outputs=body.outputs, call_span=body.span, warnings=warnings)
+                 inputs=body.inputs, outputs=body.outputs, call_span=body.span, warnings=warnings, wrapper=wrapper)
 
 
 def _line_starts(text: str, lines: list[str]) -> list[int]:
@@ -187,7 +194,7 @@ def _load_folder(folder: Path) -> Capture:
         except ParseError as exc:
             passed.append(str(exc).split("; ")[0])
             continue
-        if "async_compile" in text:
+        if "async_compile" in text or is_cpp_wrapper(text):
             files.append((path, text))
     if not files:
         skipped = f" (passed over: {'; '.join(passed[:3])}{' ...' * (len(passed) > 3)})" if passed else ""
