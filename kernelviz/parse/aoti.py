@@ -10,10 +10,9 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from ..model import BufferEvent, Kernel, Launch, PackageConstant, TensorSpec
-from .comments import parse_origin
+from ..model import Kernel, PackageConstant, TensorSpec
 from .kernels import find_kernels
-from .wrapper import CallBody, _nbytes, split_args
+from .wrapper import split_args
 
 _CONSTANT = re.compile(r"^\s*constants_info_\[(\d+)\]\.(\w+) = (.*);\s*$", re.M)
 _INPUT_NAME = re.compile(r'^\s*inputs_info_\[(\d+)\]\.name = "([^"]*)";', re.M)
@@ -26,7 +25,6 @@ _TRITON_CALL = re.compile(r"^static __attribute__\(\(noinline\)\) void call_(\w+
 _EMBEDDED = re.compile(r"^\s*/\*\n(.*?)^\s*\*/", re.M | re.S)
 _LAUNCH = re.compile(r"launchKernel\(([^;]*)\);")
 _LOAD = re.compile(r'loadKernel\("([^"]*)"')
-_CPP_KERNEL = re.compile(r'^extern "C"\s+void\s+(\w+)\(', re.M)
 _DEVICE_TYPES = {0: "cpu", 1: "cuda", 12: "xpu", 13: "mps"}  # c10::DeviceType
 
 
@@ -99,19 +97,6 @@ def triton_kernels(code: str, warnings: list[str]) -> tuple[list[Kernel], dict[s
     return kernels, params
 
 
-def cpp_kernels(source: str) -> list[Kernel]:
-    """The C++ kernels of the package's ``<hash>.kernel.cpp``, each as its ``extern "C"`` function."""
-    found = list(_CPP_KERNEL.finditer(source))
-    out = []
-    for m in found:
-        end = source.find("\n}\n", m.start())
-        text = source[m.start(): end + 2 if end > 0 else len(source)]
-        params = text[text.index("(") + 1: text.index(")")]
-        out.append(Kernel(name=m.group(1), kind="cpp", source=text,
-                          arg_types=[" ".join(p.split()[:-1]) for p in params.split(",") if p.strip()]))
-    return out
-
-
 def _launch_params(body: str) -> LaunchParams:
     out = LaunchParams()
     if m := _LAUNCH.search(body):
@@ -133,78 +118,3 @@ def _ints(text: str | None) -> list[int] | None:
 
 
 
-
-# run_impl's steps, read plainly until the C++ wrapper's reader (parse.cpp_wrapper) takes them over
-_RUN_IMPL = re.compile(r"^void AOTInductorModel::run_impl\(", re.M)
-_ARRAY = re.compile(r"static constexpr int64_t (\w+)\[\] = \{(.*?)\};")
-_EMPTY = re.compile(r"aoti_torch_empty_strided\(\d+, (\w+), (\w+), cached_torch_dtype_(\w+), "
-                    r"cached_torch_device_type_(\w+).*&(\w+)_handle\)")
-_MOVE = re.compile(r"^auto (\w+) = std::move\((\w+)\);")
-_RESET = re.compile(r"^(\w+)\.reset\(\);")
-_CALL = re.compile(r"^(\w+)\((.*)\);$")
-_CHECKED = re.compile(r"^AOTI_TORCH_ERROR_CODE_CHECK\((aoti_torch_\w+)\((.*)\)\);$")
-_OUTPUT = re.compile(r"^output_handles\[(\d+)\] = (\w+)\.release\(\);")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-_BUFFER = re.compile(r"(?:buf|arg|primals_|tangents_)\d\w*")
-_BOOKKEEPING = ("aoti_torch_empty_strided", "aoti_torch_get_", "aoti_torch_delete", "aoti_torch_new_tensor_handle",
-                "aoti_torch_as_strided", "aoti_torch__reinterpret_tensor")
-
-
-def run_impl(code: str, kernels: dict[str, Kernel]) -> CallBody:
-    """``run_impl``'s launches (kernels, ``call_<kernel>`` and ``aoti_torch_*`` ops) with the comments above them,
-    buffer allocations, reuses and frees, and outputs, in order."""
-    out = CallBody()
-    start = _RUN_IMPL.search(code)
-    if start is None:
-        return out
-    lines = code.splitlines()
-    first = code.count("\n", 0, start.start())
-    arrays: dict[str, list[str]] = {}
-    pending: list[str] = []
-    for i in range(first + 1, len(lines)):
-        text = lines[i].strip()
-        if lines[i].startswith("}"):
-            out.span = [first + 1, i + 1]
-            break
-        if text.startswith("//"):
-            pending = [text] if "Source Nodes:" in text else pending + [text]
-            continue
-        step = len(out.launches) + len(out.memory)
-        for m in _ARRAY.finditer(text):
-            arrays[m.group(1)] = [x.strip().rstrip("L") for x in m.group(2).split(",") if x.strip()]
-        if m := _EMPTY.search(text):
-            shape, stride, dtype = arrays.get(m.group(1), []), arrays.get(m.group(2), []), m.group(3)
-            out.device = out.device or m.group(4)
-            out.memory.append(BufferEvent(step=step, kind="alloc", buffer=m.group(5), dtype=dtype, shape=shape,
-                                          stride=stride, device=m.group(4), nbytes=_nbytes(shape, stride, dtype),
-                                          line=i + 1))
-        elif m := _MOVE.match(text):
-            if text.endswith("// reuse"):
-                out.memory.append(BufferEvent(step=step, kind="reuse", buffer=m.group(1), source=m.group(2),
-                                              line=i + 1))
-        elif m := _RESET.match(text):
-            out.memory.append(BufferEvent(step=step, kind="free", buffer=m.group(1), line=i + 1))
-        elif m := _OUTPUT.match(text):
-            out.outputs.append(m.group(2))
-        elif (m := _CHECKED.match(text)) and not m.group(1).startswith(_BOOKKEEPING) or (
-                (m := _CALL.match(text)) and (m.group(1) in kernels or m.group(1)[len("call_"):] in kernels)):
-            name, args = m.group(1), split_args(m.group(2))
-            kernel = name if name in kernels else name[len("call_"):] if name[len("call_"):] in kernels else None
-            origin = parse_origin(pending, "//")
-            pending = []
-            buffers = [next((n for n in _IDENT.findall(a) if _BUFFER.fullmatch(n)), None) for a in args]
-            params = kernels[kernel].params() if kernel else []
-            launch = Launch(index=len(out.launches), step=step, kernel_name=kernel, op=None if kernel else name,
-                            source_nodes=origin.source_nodes, original_aten=origin.original_aten, args=args,
-                            line=i + 1, text=text)
-            for n, buffer in enumerate(buffers):
-                param = params[n] if n < len(params) else "out_ptr" if not kernel and n == 0 else "in_ptr"
-                if buffer and not param.startswith("out_"):
-                    launch.reads.append(buffer)
-                if buffer and param.startswith(("out_", "in_out_")):
-                    launch.writes.append(buffer)
-            if kernel and not origin.found:
-                launch.source_nodes = list(kernels[kernel].source_nodes)
-                launch.original_aten = list(kernels[kernel].original_aten)
-            out.launches.append(launch)
-    return out

@@ -16,6 +16,7 @@ from ..ir.cubin import CubinError, cubin_kernels
 from ..ir.stages import StageError, disassemble_bytes, keep
 from ..model import Capture, Graph, Kernel, KernelIR, Package, PackageFile
 from . import aoti
+from .cpp_wrapper import cpp_kernels, read_cpp_call
 from .errors import ParseError
 
 SUFFIX = ".pt2"
@@ -91,9 +92,9 @@ def _graph(path: Path | BinaryIO, archive: zipfile.ZipFile, model: str, files: d
         package.notes.append("no <hash>.wrapper.cpp in the package (built without its sources): its steps, "
                              "inputs and constants are unknown; kernels are named from their cubins")
     triton, params = aoti.triton_kernels(code, warnings)
-    kernels = {k.name: k for k in [*triton, *aoti.cpp_kernels(text(".kernel.cpp") or "")]}
+    kernels = {k.name: k for k in [*triton, *cpp_kernels(text(".kernel.cpp") or "")]}
     _cubins(archive, files, kernels, params, package)
-    body = aoti.run_impl(code, kernels)
+    body = read_cpp_call(code, kernels, warnings)
     package.constants = aoti.constants(code)
     device = package.metadata.get("AOTI_DEVICE_KEY") or body.device or ("cuda" if triton else "cpu")
     inputs = aoti.inputs(code)
@@ -101,7 +102,7 @@ def _graph(path: Path | BinaryIO, archive: zipfile.ZipFile, model: str, files: d
         spec.device = spec.device or device
     return Graph(id=model, kind="inference", device=device, code=code, kernels=list(kernels.values()),
                  launches=body.launches, memory=body.memory, inputs=inputs, outputs=body.outputs,
-                 call_span=body.span, warnings=warnings, package=package)
+                 call_span=body.span, warnings=warnings, wrapper="cpp", package=package)
 
 
 def _cubins(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], kernels: dict[str, Kernel],
