@@ -1,0 +1,183 @@
+"""AOTInductor packages on the CPU (issue 33): a package built here (torch.export + aoti_compile_and_package) inside
+a capture, loaded with kernelviz.load, shown (text, HTML, notebook payload), timed by running it, and diffed against
+the JIT capture of the same model; bad packages give one line."""
+
+import inspect
+import shutil
+import zipfile
+
+import pytest
+import torch
+import torch._inductor.package
+
+import kernelviz
+from kernelviz.__main__ import main
+from kernelviz.views.payload import capture_from_bundle, payload, saved
+
+_LACKS = [name for name in ("aoti_compile_and_package", "aoti_load_package") if not hasattr(torch._inductor, name)]
+pytestmark = [
+    pytest.mark.skipif(bool(_LACKS), reason=f"this torch ({torch.__version__}) has no torch._inductor.{_LACKS}"),
+    pytest.mark.skipif(shutil.which("g++") is None and shutil.which("c++") is None,
+                       reason="AOTInductor needs a C++ compiler, none here"),
+]
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1, self.ln, self.l2 = torch.nn.Linear(16, 32), torch.nn.LayerNorm(32), torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.l2(torch.nn.functional.gelu(self.ln(self.l1(x))))
+
+
+FORWARD_LINE = inspect.getsourcelines(Block.forward)[1] + 1  # the line of the model's work
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The package built once inside a capture, and the JIT capture (timed) of the same model."""
+    torch.manual_seed(0)
+    model, x = Block().eval(), torch.randn(4, 16)
+    path = tmp_path_factory.mktemp("aoti") / "block.pt2"
+    original = torch._inductor.package.package_aoti
+    with torch.no_grad(), kernelviz.capture() as captured:
+        written = torch._inductor.aoti_compile_and_package(torch.export.export(model, (x,)), package_path=str(path))
+    assert torch._inductor.package.package_aoti is original  # the hook is undone
+    with torch.no_grad(), kernelviz.capture(bench=True, fresh_compile=True) as jit:
+        torch.compile(model)(x)
+    return {"path": written, "captured": captured, "jit": jit, "model": model, "x": x}
+
+
+def test_load_reads_the_package(built):
+    cap = kernelviz.load(built["path"])
+    [graph] = cap.graphs
+    model = built["model"]
+    assert (graph.device, graph.kind, graph.wrapper) == ("cpu", "inference", "cpp")
+    assert graph.code.count("AOTInductorModel::run_impl") >= 1 and graph.call_span is not None
+    # its C++ kernels, from kernel.cpp, each its own extern "C" function
+    cpp = [k for k in graph.kernels if k.kind == "cpp"]
+    assert cpp and all(k.source.startswith('extern "C"') and k.name in k.source for k in cpp)
+    # steps in run order: the extern matmuls around the fused kernels, each launch of a kernel the graph has
+    names = [launch.name for launch in graph.launches]
+    assert names[0].startswith("aoti_torch_cpu_addmm") and names[-1].startswith("aoti_torch_cpu_addmm")
+    assert {launch.kernel_name for launch in graph.launches if launch.kernel_name} == {k.name for k in cpp}
+    assert graph.launches[0].source_nodes == ["linear"] and "aten.addmm" in graph.launches[0].original_aten
+    assert any(e.kind == "alloc" and e.nbytes for e in graph.memory)
+    # the inputs as the wrapper checks them, the constants as the model holds them, without their values
+    [spec] = graph.inputs
+    assert (spec.dtype, spec.shape, spec.stride) == ("float32", ["4", "16"], ["16", "1"])
+    state = dict(model.state_dict())
+    constants = {c.fqn: c for c in graph.package.constants}
+    assert set(constants) == set(torch._inductor.aoti_load_package(built["path"]).get_constant_fqns())
+    for fqn, c in constants.items():
+        tensor = state[fqn]
+        assert (c.shape, c.dtype, c.bytes) == (list(tensor.shape), "float32", tensor.numel() * 4)
+    assert graph.package.metadata["AOTI_DEVICE_KEY"] == "cpu"
+    with zipfile.ZipFile(built["path"]) as archive:
+        assert {f.name for f in graph.package.files} == {n for n in archive.namelist() if "/aotinductor/" in n}
+    # a copy round-trips through JSON and the saved file
+    assert kernelviz.Capture.from_json(cap.to_json()) == cap
+
+
+def test_capture_around_the_compile(built):
+    [graph] = built["captured"].graphs
+    assert graph.cache == "compiled" and graph.compile_s is not None and graph.compile_s > 0
+    [kernel] = [k for k in graph.kernels if k.kind == "cpp"][:1]
+    assert kernel.metadata_from == "inductor"
+    assert "layer_norm" in kernel.source_nodes and "aten.native_layer_norm" in kernel.original_aten
+    assert kernel.fragment and any(loc.file == __file__ and loc.line == FORWARD_LINE for loc in kernel.locations)
+    # the launch of that kernel carries its nodes as well (the wrapper writes no comment above it)
+    launch = next(launch for launch in graph.launches if launch.kernel_name == kernel.name)
+    assert launch.source_nodes == kernel.source_nodes
+
+
+def test_views_render(built, tmp_path):
+    cap = kernelviz.load(built["path"])
+    graph = cap.graphs[0]
+    text = str(cap)
+    assert f"AOTInductor package {built['path']}" in text and f"{len(graph.package.constants)} constants" in text
+    html = cap.to_html()
+    assert "C++ wrapper: run_impl" in html and "l1.weight" in html and 'class="k"' in html  # C++ keywords classed
+    data = payload(cap)
+    tokens = data["view"]["wrapper"]["0"]
+    assert sum(tokens[1::2]) == len(graph.code) and "k" in tokens[0::2]
+    assert data["view"]["packages"]["0"].startswith("AOTInductor package")
+    again = capture_from_bundle(saved(cap))
+    assert again.graphs[0].package == graph.package and again.graphs[0].code == graph.code
+    bundle = cap._repr_mimebundle_()
+    assert "text/html" in bundle and "application/vnd.kernelviz.v1+json" in bundle
+    assert cap.save(tmp_path / "block").name == "block.kvz"
+    assert kernelviz.load(tmp_path / "block.kvz").graphs[0].package == graph.package
+
+
+def test_bench_runs_the_package(built):
+    cap = kernelviz.load(built["path"]).bench(progress=False)
+    graph = cap.graphs[0]
+    assert graph.timed_on == "recreated inputs" and graph.gpu_busy_ms > 0
+    assert graph.as_run is not None and graph.as_run.unit == "cpu" and graph.as_run.plain_ms > 0
+    # each launch says in one line why it has no time of its own
+    assert all(launch.timing.in_graph_ms is None and "torch.profiler" in launch.timing.error
+               for launch in graph.launches)
+    assert sum(w.startswith("timing: the time of each launch is unknown") for w in graph.warnings) == 1
+    cap.bench(progress=False)  # timed again: still one such line
+    assert sum(w.startswith("timing: the time of each launch is unknown") for w in graph.warnings) == 1
+
+
+def test_bench_of_a_package_moved_away(built, tmp_path):
+    moved = tmp_path / "moved.pt2"
+    shutil.copy(built["path"], moved)
+    cap = kernelviz.load(moved)
+    moved.unlink()
+    cap.bench(progress=False)
+    assert cap.graphs[0].timed_on is None
+    assert any(w.startswith("not timed: the package file") and str(moved) in w for w in cap.graphs[0].warnings)
+
+
+def test_diff_against_the_jit_capture(built, capsys):
+    jit = built["jit"]
+    package = kernelviz.load(built["path"]).bench(progress=False)
+    d = kernelviz.diff(jit, package, labels=("jit", "aoti"))
+    [pair] = [p for p in d.graphs if p.a is not None and p.b is not None]
+    assert (pair.a, pair.b) == (0, 0)
+    jit_kernels = {k.name for k in jit.graphs[0].kernels}
+    aoti_kernels = {k.name for k in package.graphs[0].kernels}
+    assert jit_kernels & aoti_kernels  # the same fused kernels, by name
+    assert any("launches not timed: an AOTInductor package's" in n for n in d.headline.notes)
+    busy = next(m for m in pair.measures if m.name == "busy")
+    assert busy.a == jit.graphs[0].gpu_busy_ms and busy.b == package.graphs[0].gpu_busy_ms
+    # the command line reads the package too
+    jit_file = jit.save(built["path"].rsplit("/", 1)[0] + "/jit")
+    assert main(["diff", str(jit_file), built["path"]]) == 0
+    assert "→ model" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make", ["not_zip", "empty_zip", "truncated"])
+def test_a_bad_package_is_one_line(built, tmp_path, make):
+    path = tmp_path / "bad.pt2"
+    if make == "not_zip":
+        path.write_text("not a zip")
+    elif make == "empty_zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("other/file.txt", "x")
+    else:
+        data = open(built["path"], "rb").read()
+        path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(kernelviz.ParseError) as info:
+        kernelviz.load(path)
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message and "AOTInductor package" in message
+    with pytest.raises(kernelviz.CaptureError):
+        kernelviz.diff(str(path), built["path"])
+
+
+def test_the_metadata_json_is_kept_as_text(built, tmp_path):
+    """A package whose metadata JSON is not JSON still loads, saying so in one line."""
+    path = tmp_path / "odd.pt2"
+    with zipfile.ZipFile(built["path"]) as src, zipfile.ZipFile(path, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            dst.writestr(info, b"{not json" if info.filename.endswith("metadata.json") else data)
+    graph = kernelviz.load(path).graphs[0]
+    assert graph.package.metadata == {} and any("not JSON" in n for n in graph.package.notes)
+    assert graph.launches and graph.package.constants  # the rest is read as before
