@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import textwrap
 from dataclasses import dataclass
 
 from ..model import Kernel, PackageConstant, TensorSpec
@@ -90,7 +91,7 @@ def triton_kernels(code: str, warnings: list[str]) -> tuple[list[Kernel], dict[s
         if embedded is None:
             kernels.append(Kernel(name=name, kind="triton", source=""))
             continue
-        text = f"{name} = {embedded.group(1).strip()}\n"
+        text = f"{name} = {textwrap.dedent(embedded.group(1)).strip()}\n"  # the wrapper indents it
         lines = text.splitlines()
         found = find_kernels(text, lines, list(itertools.accumulate((len(x) + 1 for x in lines), initial=0)), warnings)
         kernels.append(found[0].kernel if found else Kernel(name=name, kind="triton", source=embedded.group(1)))

@@ -110,6 +110,9 @@ def _cubins(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], kernels
     """Each Triton kernel's facts from its cubin (a kernel the wrapper does not name gets a kernel of its own, with
     no source) and the launch's warps and shared memory."""
     by_file = {p.cubin: name for name, p in params.items() if p.cubin}
+    if params and not any(n.endswith(".cubin") for n in files):
+        package.notes.append("no cubin in the package (built with aot_inductor.embed_kernel_binary: they are inside "
+                             "the .so): its Triton kernels' registers and SASS are not read")
     for name in sorted(n for n in files if n.endswith(".cubin")):
         data = archive.read(files[name])
         try:
