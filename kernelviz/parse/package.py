@@ -97,9 +97,12 @@ def _graph(path: Path | BinaryIO, archive: zipfile.ZipFile, model: str, files: d
     body = read_cpp_call(code, kernels, warnings)
     package.constants = aoti.constants(code)
     device = package.metadata.get("AOTI_DEVICE_KEY") or body.device or ("cuda" if triton else "cpu")
-    inputs = aoti.inputs(code)
+    inputs = aoti.inputs(code) or body.inputs
+    asserted = {spec.name: spec for spec in body.inputs}  # run_impl's assert_size_stride, where no check says
     for spec in inputs:
         spec.device = spec.device or device
+        if spec.name in asserted and spec is not asserted[spec.name]:
+            spec.shape, spec.stride = spec.shape or asserted[spec.name].shape, spec.stride or asserted[spec.name].stride
     return Graph(id=model, kind="inference", device=device, code=code, kernels=list(kernels.values()),
                  launches=body.launches, memory=body.memory, inputs=inputs, outputs=body.outputs,
                  call_span=body.span, warnings=warnings, wrapper="cpp", package=package)
