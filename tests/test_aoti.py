@@ -3,6 +3,7 @@ a capture, loaded with kernelviz.load, shown (text, HTML, notebook payload), tim
 the JIT capture of the same model; bad packages give one line."""
 
 import inspect
+import json
 import shutil
 import zipfile
 
@@ -11,6 +12,7 @@ import torch
 import torch._inductor.package
 
 import kernelviz
+from browser import chromium_page, needs_browser, panel_site, serve
 from kernelviz.__main__ import main
 from kernelviz.views.payload import capture_from_bundle, payload, saved
 
@@ -181,3 +183,41 @@ def test_the_metadata_json_is_kept_as_text(built, tmp_path):
     graph = kernelviz.load(path).graphs[0]
     assert graph.package.metadata == {} and any("not JSON" in n for n in graph.package.notes)
     assert graph.launches and graph.package.constants  # the rest is read as before
+
+
+def test_triton_call_wrappers_as_torch_2_11_writes_them():
+    """The C++ wrapper's ``call_<kernel>`` functions (here a CUDA cpp_wrapper module of torch 2.11, H100): each
+    kernel's launch passes its warps and shared memory, and names its cubin."""
+    from conftest import FIXTURES
+    from kernelviz.parse import aoti
+
+    code = (FIXTURES / "deep" / "cpp_wrapper_0.code").read_text()
+    warnings = []
+    kernels, params = aoti.triton_kernels(code, warnings)
+    assert [k.name for k in kernels] == ["triton_poi_fused_add_mul_relu_sigmoid_0"] and warnings == []
+    launch = params["triton_poi_fused_add_mul_relu_sigmoid_0"]
+    assert (launch.num_warps, launch.shared_bytes) == (4, 0)
+    assert launch.cubin == "cp4uzcqroejd4f54eqwlwakw6fnl3ji4xff2jqrah6gqu5ycumi3.cubin"
+
+
+@needs_browser
+def test_the_panel_shows_the_package_wrapper(built, tmp_path):
+    """The Wrapper tab of a package: what it holds, its constants, its C++ highlighted; a launch's line opens its
+    kernel."""
+    cap = kernelviz.load(built["path"])
+    graph = cap.graphs[0]
+    launch = next(launch for launch in graph.launches if launch.kernel_name)
+    site = panel_site(tmp_path, json.dumps(payload(cap)))
+    with serve(site) as url, chromium_page() as page:
+        page.goto(f"{url}/index.html")
+        page.locator(".kv-tab", has_text="Wrapper").click()
+        page.wait_for_selector(".kv-source.kv-highlighted")
+        detail = page.locator(".kv-detail").inner_text()
+        assert "AOTInductor package" in detail and "l1.weight" in page.locator(".kv-detail").inner_html()
+        lines = page.locator(".kv-source .kv-line")
+        assert lines.count() == len(graph.code.split("\n"))  # as the pane splits it
+        assert page.locator(".kv-source .kv-line.kv-changed").count() == len({x.line for x in graph.launches})
+        page.locator(f'.kv-source .kv-line[data-line="{launch.line}"]').click()
+        page.wait_for_selector(".kv-tab.kv-active[data-tab=kernel]")
+        assert launch.kernel_name in page.locator(".kv-detail").inner_text()
+        assert page.errors == []
