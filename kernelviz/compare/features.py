@@ -19,7 +19,8 @@ _NUMBER = re.compile(r"\d+")
 _NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits: buffers, counters, sizes
 _NAMED = re.compile(r"\b[A-Za-z_]\w*\d\w*\b")  # identifiers with digits: buffers and inputs
 _NAME_STOP = {"", "triton", "poi", "red", "per", "tem", "for", "fused", "cpp", "kernel", "extern", "kernels",
-              "torch", "ops", "aten", "prims", "default", "run"}
+              "torch", "ops", "aten", "prims", "default", "run",
+              "aoti", "cpu", "cuda", "out"}  # a C++ wrapper's shim: aoti_torch_cpu_addmm_out is addmm
 _JIT = "@triton.jit"
 _WORD = re.compile(r"\w")
 _SEPARATOR = re.compile(r"[_.]")
@@ -113,8 +114,12 @@ def _bare(launch: Launch) -> str:
 
 
 def buffer_specs(graph: Graph) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Buffer and input name -> (dtype, shape), following reuses to the allocation they take over."""
+    """Buffer, input and package constant name -> (dtype, shape), following reuses to the allocation they take
+    over."""
     specs = {s.name: (s.dtype or "", tuple(s.shape)) for s in graph.inputs if s.shape is not None}
+    for c in graph.package.constants if graph.package is not None else []:  # a package's weights: not inputs
+        if c.shape is not None:
+            specs.setdefault(c.name, (c.dtype or "", tuple(map(str, c.shape))))
     for event in graph.memory:
         if event.kind == "alloc" and event.shape is not None:
             specs.setdefault(event.buffer, (event.dtype or "", tuple(event.shape)))
