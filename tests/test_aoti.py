@@ -145,6 +145,11 @@ def test_diff_against_the_jit_capture(built, capsys):
     jit_kernels = {k.name for k in jit.graphs[0].kernels}
     aoti_kernels = {k.name for k in package.graphs[0].kernels}
     assert jit_kernels & aoti_kernels  # the same fused kernels, by name
+    # each extern matmul pairs with the package's shim call of the same op, reading buffers of the same shapes
+    externs = [g for g in d.groups if g.a and jit.graphs[0].launches[g.a[0]].kernel_name is None]
+    assert externs and all(g.b and package.graphs[0].launches[g.b[0]].op.startswith("aoti_torch_cpu_addmm")
+                           for g in externs)
+    assert all("op" not in g.changed.split(", ") and "shape" not in g.changed for g in externs)
     assert any("launches not timed: an AOTInductor package's" in n for n in d.headline.notes)
     busy = next(m for m in pair.measures if m.name == "busy")
     assert busy.a == jit.graphs[0].gpu_busy_ms and busy.b == package.graphs[0].gpu_busy_ms
