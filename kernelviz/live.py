@@ -11,7 +11,7 @@ from .model import Graph
 def module_globals(graph: Graph, compiled: Any = None) -> dict[str, Any] | None:
     """The globals of the module that ran ``graph``: from its compiled graph if given, else the module in
     Inductor's code cache whose file holds exactly this code; None where neither is found."""
-    names = [k.name for k in graph.kernels]
+    names = [k.name for k in graph.kernels] if graph.wrapper == "python" else []  # C++ kernels are no globals
     fn = getattr(compiled, "current_callable", None)
     found = getattr(getattr(fn, "__func__", fn), "__globals__", None)
     # A graph of extern calls alone names no kernel to check by: its module is known by its code.

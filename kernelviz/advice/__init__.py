@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..model import Advice, Capture
 from .dynamo import dynamo_findings
-from .graphs import graph_findings
+from .graphs import graph_findings, wrapper_twins
 from .kernels import kernel_findings
 
 RULES = ("launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
@@ -21,8 +21,9 @@ RULES = ("launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupa
 def advise(capture: Capture) -> list[Advice]:
     """Every rule's findings over ``capture``, the most time at stake first."""
     found: list[Advice] = []
+    twins = wrapper_twins(capture.graphs)
     for graph in capture.graphs:
-        found += graph_findings(graph)
+        found += graph_findings(graph, twins.get(graph.id))
         found += kernel_findings(graph, capture.peaks)
     found += dynamo_findings(capture)
     order = {rule: i for i, rule in enumerate(RULES)}

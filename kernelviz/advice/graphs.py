@@ -36,11 +36,41 @@ def byte_text(n: int) -> str:
     return f"{n} B"
 
 
-def graph_findings(graph: Graph) -> list[Advice]:
-    return [*_launch_bound(graph), *_wrapper_overhead(graph), *_refused_fusions(graph)]
+def graph_findings(graph: Graph, twin: Graph | None = None) -> list[Advice]:
+    """``twin``: the same kernels under the other wrapper (:func:`wrapper_twins`), whose time measures what
+    cpp_wrapper saves."""
+    return [*_launch_bound(graph, twin), *_wrapper_overhead(graph, twin), *_refused_fusions(graph)]
 
 
-def _launch_bound(graph: Graph) -> list[Advice]:
+def wrapper_twins(graphs: list[Graph]) -> dict[str, Graph]:
+    """Graph id -> a timed graph of the other wrapper (Python ``call()`` / C++) that launches the same kernels and
+    extern calls in the same order on the same device: the same graph compiled with and without cpp_wrapper."""
+    def key(graph: Graph) -> tuple:
+        return graph.device, tuple(launch.kernel_name or "extern" for launch in graph.launches)
+
+    timed = [g for g in graphs if g.as_run is not None and g.launches]
+    return {g.id: twin for g in graphs for twin in timed
+            if twin.wrapper != g.wrapper and key(twin) == key(g) and g.as_run is not None}
+
+
+def _cpp_wrapper_saving(graph: Graph, twin: Graph | None) -> tuple[float | None, str]:
+    """What cpp_wrapper saves on this graph's plain call(), measured against its twin under the other wrapper, and
+    one line saying how (or why it was not measured)."""
+    run, other = graph.as_run, twin.as_run if twin is not None else None
+    if other is None or run is None:
+        if graph.wrapper == "cpp":
+            return None, "this graph already runs Inductor's C++ wrapper (cpp_wrapper)"
+        return None, ("cpp_wrapper's saving not measured: no graph of the same kernels compiled with "
+                      "torch._inductor.config.cpp_wrapper = True was timed in this capture (compile and run it "
+                      "in the same capture to measure it)")
+    python, cpp = (run, other) if graph.wrapper == "python" else (other, run)
+    saving = python.plain_ms - cpp.plain_ms
+    return saving, (f"cpp_wrapper measured: the Python call() {ms_text(python.plain_ms)} − the same kernels under "
+                    f"the C++ wrapper {ms_text(cpp.plain_ms)} = {ms_text(saving)} (medians of {python.runs} and "
+                    f"{cpp.runs} runs)")
+
+
+def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
     run = graph.as_run
     if run is None or run.unit != "gpu" or run.kernels_ms is None or run.plain_ms <= 0:
         return []
@@ -51,8 +81,8 @@ def _launch_bound(graph: Graph) -> list[Advice]:
     evidence = (f"the GPU is idle {ms_text(idle)} of the plain call()'s {ms_text(run.plain_ms)} "
                 f"({100 * idle / run.plain_ms:.0f}%): its {launches} launches keep it busy {ms_text(run.kernels_ms)} "
                 f"(in-graph times); the CPU takes {ms_text(run.launch_cpu_ms or 0.0)} to launch them")
-    suggestion = ('run it as a CUDA graph: torch.compile(..., mode="reduce-overhead"); or launch less: larger '
-                  "batches, fewer and larger kernels")
+    suggestion = ('run it as a CUDA graph: torch.compile(..., mode="reduce-overhead"); launch from C++: '
+                  "torch._inductor.config.cpp_wrapper = True; or launch less: larger batches, fewer and larger kernels")
     if run.replay_ms is not None and run.replay_ms < run.plain_ms:
         ms = run.plain_ms - run.replay_ms
         how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
@@ -65,25 +95,33 @@ def _launch_bound(graph: Graph) -> list[Advice]:
             why = run.note or "no CUDA-graph replay was timed"
         how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
                f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
-    return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, how)]
+    saving, cpp = _cpp_wrapper_saving(graph, twin)
+    if saving is not None and saving > 0 and graph.wrapper == "python" and (run.replay_ms is None or saving > ms):
+        ms = saving
+    return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, f"{how}; {cpp}")]
 
 
-def _wrapper_overhead(graph: Graph) -> list[Advice]:
-    """On the CPU, the time the plain ``call()`` spends outside its launches (Python between the kernels)."""
+def _wrapper_overhead(graph: Graph, twin: Graph | None = None) -> list[Advice]:
+    """On the CPU, the time the plain ``call()`` spends outside its launches (Python or C++ between the kernels)."""
     run = graph.as_run
     if graph.device != "cpu" or run is None or run.kernels_ms is None or run.plain_ms <= 0:
         return []
     outside = run.plain_ms - run.kernels_ms
     if outside <= IDLE_SHARE * run.plain_ms:
         return []
+    saving, cpp = _cpp_wrapper_saving(graph, twin)
+    if graph.wrapper == "cpp":
+        between, suggestion = "the C++ wrapper between the kernels", "fewer, larger launches: larger batches"
+    else:
+        between = "Python between the kernels"
+        suggestion = "Inductor's C++ wrapper runs call() without Python: torch._inductor.config.cpp_wrapper = True"
     return [Advice(
-        "wrapper-overhead", graph.id, [], outside,
+        "wrapper-overhead", graph.id, [], saving if saving is not None and saving > 0 else outside,
         f"call() spends {100 * outside / run.plain_ms:.0f}% of its time outside its {len(graph.launches)} "
-        "launches (Python between the kernels)",
-        "Inductor's C++ wrapper runs call() without Python: torch._inductor.config.cpp_wrapper = True "
-        "(not measured here)",
+        f"launches ({between})", suggestion,
         f"measured: the plain call()'s wall time {ms_text(run.plain_ms)} (median of its fastest quarter of "
-        f"{run.runs} runs) − its launches' in-graph {ms_text(run.kernels_ms)}")]
+        f"{run.runs} runs) − its launches' in-graph {ms_text(run.kernels_ms)}; {cpp}; CUDA graphs do not apply "
+        "on the CPU")]
 
 
 _WHY = {  # Inductor's reason (start) -> what stands in the way, in the user's terms

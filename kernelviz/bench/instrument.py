@@ -49,12 +49,19 @@ class Instrumented:
     set_skip: Callable[[set[int]], None] = lambda indices: None
     partitions: list[Callable[[list], Any]] = field(default_factory=list)
     plain: Callable[[list], Any] | None = None  # the module's own call(), without instruments (no partitions)
+    ranged: bool = False  # a C++ wrapper: the launches' named ranges are in its code, no hook reaches a launch
 
 
 def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     """Build the instrumented ``call`` of ``graph`` over the globals of its compiled module."""
     if graph.call_span is None:
         raise NotImplementedError("the code has no call() to time")
+    if graph.wrapper == "cpp":
+        from .cpp_wrapper import load_ranged
+
+        plain = namespace.get("call")
+        return Instrumented(call=load_ranged(graph), recorded=Recorded(), kernels={}, set_range=lambda make: None,
+                            plain=plain if callable(plain) else None, ranged=True)
     lines = graph.code.splitlines()
     functions = {"call": graph.call_span, **_partitions(lines)}
     launch_lines = {launch.line: launch.index for launch in graph.launches}

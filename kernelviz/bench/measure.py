@@ -13,6 +13,7 @@ from typing import Any
 from ..live import module_globals
 from ..model import DevicePeaks, Graph
 from . import asrun, collectives, roofline
+from .cpp_wrapper import NOT_ALONE
 from .errors import BenchError, LaunchFailed, one_line
 from .grid import launch_grid
 from .instrument import Instrumented, instrument, kept_rng
@@ -60,9 +61,9 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
             timer.meet("the recording run")
             facts = _record(graph, inst, make_args, observer)
             _step(observer, "phase in-graph")
-            in_graph = timer.in_graph(inst.call, inst.set_range, make_args)
+            in_graph = timer.in_graph(inst.call, inst.set_range, make_args, ranged=inst.ranged)
             alone: dict[int, Samples | str] = {}
-            if isolated:
+            if isolated and not inst.ranged:
                 _step(observer, "phase isolated")
                 timer.meet("the run that times launches alone")
                 alone = _isolated_pass(inst, make_args, timer, _plans(graph, facts, in_graph.ms, skip))
@@ -84,6 +85,8 @@ def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, 
         raise BenchError(one_line(exc)) from None
     fill(graph, inst, facts, in_graph, alone, timer.unit, peaks, skip)
     collectives.waits(graph, in_graph)
+    if inst.ranged and isolated:
+        graph.warnings.append(f"timing: no launch timed alone: {NOT_ALONE}")
 
 
 def _step(observer: Callable[[str], None] | None, message: str) -> None:

@@ -11,6 +11,7 @@ Both measure the same three things over an instrumented ``call()``:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import math
 import statistics
 import time
@@ -127,22 +128,33 @@ class CpuTimer(_Lockstepped):
         spread = summarize(values).spread
         return Samples(undisturbed(values), spread, len(values))
 
-    def in_graph(self, call: Callable[[list], Any], set_range, make_args: MakeArgs) -> InGraph:
+    def in_graph(self, call: Callable[[list], Any], set_range, make_args: MakeArgs, ranged: bool = False) -> InGraph:
+        """``ranged``: the launches' ranges are in ``call``'s own code (a C++ wrapper), read from torch.profiler."""
+        import torch
+
         self.meet("the warm-up run")
         call(make_args())
         per_launch: dict[int, list[float]] = {}
         totals: list[float] = []
         set_range(lambda index: _WallRange(per_launch, index))
+        profile = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) if ranged
+                   else contextlib.nullcontext())
         try:
-            started = time.perf_counter()
-            while not self._done(totals, started, self.min_s, self.max_s):
-                self.meet(f"in-graph run {len(totals)}")
-                args = make_args()
-                start = time.perf_counter()
-                call(args)
-                totals.append((time.perf_counter() - start) * 1e3)
+            with profile:
+                started = time.perf_counter()
+                while not self._done(totals, started, self.min_s, self.max_s):
+                    self.meet(f"in-graph run {len(totals)}")
+                    args = make_args()
+                    start = time.perf_counter()
+                    call(args)
+                    totals.append((time.perf_counter() - start) * 1e3)
         finally:
             set_range(None)
+        if ranged:
+            for event in profile.profiler.kineto_results.events():
+                if event.name().startswith(GpuTimer._PREFIX):
+                    index = int(event.name()[len(GpuTimer._PREFIX):])
+                    per_launch.setdefault(index, []).append((event.end_ns() - event.start_ns()) / 1e6)
         reps = len(totals)
         return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
                        spread={i: summarize(v).spread for i, v in per_launch.items()},
@@ -236,7 +248,8 @@ class GpuTimer(_Lockstepped):
             return int(self.lockstep.most("the number of runs", reps)), self.lockstep.most("the enqueue time", cpu_ms)
         return reps, cpu_ms
 
-    def in_graph(self, call, set_range, make_args: MakeArgs) -> InGraph:
+    def in_graph(self, call, set_range, make_args: MakeArgs, ranged: bool = False) -> InGraph:
+        """``ranged``: the launches' ranges are in ``call``'s own code (a C++ wrapper): read the same way."""
         import torch
 
         reps, cpu_ms = self._reps(call, make_args)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..live import module_globals
@@ -59,6 +61,8 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
     kernels = [k for k in graph.kernels if k.kind.startswith("triton")]
     if graph.device != "cuda" or not kernels or graph.package is not None:  # a package's: read from its cubins
         return []
+    if graph.wrapper == "cpp":
+        return _cubin_jobs(graph, kernels)
     try:
         namespace = module_globals(graph, compiled)
         limits = device_limits(0)
@@ -81,6 +85,32 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
             kernel.ir, texts = KernelIR(notes=[f"stages not read: {type(exc).__name__}: {exc}"]), None
         if texts is not None:
             jobs.append(StageJob(kernel, kernel.ir, texts))
+    return jobs
+
+
+_LOAD = re.compile(r'(\w+) = loadKernel\("([^"]+)", "(\w+)", (\d+)')  # the C++ wrapper loads a Triton binary
+
+
+def _cubin_jobs(graph: Graph, kernels: list[Kernel]) -> list[StageJob]:
+    """Under cpp_wrapper no Triton launcher is in the module: each kernel's SASS (and PTX, where it lies beside it)
+    from the cubin the C++ wrapper loads, its shared memory from the load."""
+    loads = {m.group(1): (Path(m.group(2)), int(m.group(4))) for m in _LOAD.finditer(graph.code)}
+    jobs = []
+    for kernel in kernels:
+        if kernel.name not in loads:
+            kernel.ir = KernelIR(notes=["under cpp_wrapper: no loadKernel of this kernel's binary in the C++ wrapper"])
+            continue
+        cubin, shared = loads[kernel.name]
+        kernel.ir = KernelIR(shared_bytes=shared, notes=[
+            f"under cpp_wrapper: the stages of the cubin the C++ wrapper loads ({cubin.name}); no Triton launcher "
+            "is in the module, so registers, spills and the stages before PTX are not read"])
+
+        def texts(cubin: Path = cubin, name: str = kernel.name) -> tuple[dict[str, str], dict[str, str], list[str]]:
+            ptx = cubin.with_suffix(".ptx")
+            found = {"ptx": ptx.read_text(errors="replace")} if ptx.is_file() else {}
+            return _with_sass(found, {stage: str(ptx) for stage in found}, [], lambda: disassemble(cubin))
+
+        jobs.append(StageJob(kernel, kernel.ir, texts))
     return jobs
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..codec import without_gc
 from ..compressed import SUFFIX, load_file
-from ..model import Capture, CaptureError, Graph, Ranks
+from ..model import Capture, CaptureError, Graph, Kernel, Ranks
 from .cpp_wrapper import cpp_kernels, is_cpp_wrapper, read_cpp_call
 from .errors import ParseError
 from .kernels import find_kernels
@@ -24,6 +24,9 @@ EXPECTED = ("expected Inductor output code (a Python module that defines kernels
             "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
             "TORCH_LOGS=output_code or tlparse; with cpp_wrapper, a C++ wrapper in cpp_wrapper_src) or a kernelviz "
             "capture (.json)")
+
+
+NO_SOURCE = "its Triton source is not in the module (the C++ wrapper loads its compiled binary)"
 
 
 def parse_graph(text: str, graph_id: str | None = None) -> Graph:
@@ -40,6 +43,10 @@ def parse_graph(text: str, graph_id: str | None = None) -> Graph:
     if wrapper == "cpp":
         kernels.update((k.name, k) for k in cpp_kernels(text) if k.name not in kernels)
         body = read_cpp_call(text, kernels, warnings)
+        for launch in body.launches:  # Triton kernels the C++ wrapper only loads as binaries
+            if launch.kernel_name and launch.kernel_name not in kernels:
+                kernels[launch.kernel_name] = Kernel(name=launch.kernel_name, kind="triton", source="")
+                warnings.append(f"kernel {launch.kernel_name}: {NO_SOURCE}")
     else:
         body = read_call(text, lines, starts, kernels, skip, warnings)
     if not kernels and body.span is None:

@@ -65,7 +65,7 @@ def find_kernels(text: str, lines: list[str], line_starts: list[int], warnings: 
         _read_comments(kernel, lines, first)
         try:
             if method == "triton":
-                _read_triton(kernel)
+                read_triton(kernel)
             elif kernel.kind == "cpp" and q:
                 kernel.arg_types = ast.literal_eval(rest[: q.start()].rstrip().rstrip(","))
         except (SyntaxError, ValueError, AssertionError, TypeError, MemoryError, RecursionError) as exc:
@@ -117,7 +117,8 @@ def _at_line_start(text: str, literal: str, start: int = 0) -> int:
     return at
 
 
-def _read_triton(kernel: Kernel) -> None:
+def read_triton(kernel: Kernel) -> None:
+    """A Triton kernel's kind and metadata, from its ``@triton_heuristics`` decorator."""
     deco, at = None, _at_line_start(kernel.source, "@triton_heuristics.")
     while at >= 0 and not (deco := _DECORATOR.match(kernel.source, at)):
         at = _at_line_start(kernel.source, "@triton_heuristics.", at + 1)

@@ -37,6 +37,7 @@ _call_keys: dict[int, tuple[Any, str]] = {}  # id(CompiledFxGraph) -> (weakref t
 _metadata: OrderedDict[str, list[KernelRecord]] = OrderedDict()  # code_key -> records
 _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from lowering to loaded module
 _fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
+_aot_names: OrderedDict[str, str] = OrderedDict()  # code_key -> AOTAutograd's graph name ("0_forward")
 
 
 def _remembered(table: OrderedDict, key: str, load) -> Any:
@@ -60,6 +61,22 @@ def fusion_decisions(key: str) -> list[FusionDecision]:
     """Inductor's fusion decisions for the module with this code key: from a compile seen in this process,
     else from the store; empty where none were kept."""
     return _remembered(_fusions, key, store.load_fusions) or []
+
+
+def aot_name(key: str) -> str | None:
+    """AOTAutograd's name of the graph whose module has this code key ("0_forward"), where it was compiled or
+    compiled (in this process, or where the store kept it): a C++ wrapper's code does not carry the ``# AOT ID``
+    line the Python wrapper's does, and a cache hit does not name its graph."""
+    return _remembered(_aot_names, key, store.load_graph_name)
+
+
+def _tracing_name() -> str | None:
+    import torch._guards
+
+    context = torch._guards.TracingContext.try_get()
+    name = getattr(context, "aot_graph_name", None)
+    name = name[0] if isinstance(name, (list, tuple)) and name else name
+    return name if isinstance(name, str) else None
 
 
 def compile_seconds(key: str) -> float | None:
@@ -100,7 +117,7 @@ def _current_graph() -> Any:
         return None
 
 
-def _record_kernel(name: str, nodes: Any) -> None:
+def _record_kernel(name: str, nodes: Any, src_code: Any = None) -> None:
     from torch._inductor.utils import aggregate_origins, get_kernel_metadata
 
     graph = _current_graph()
@@ -111,9 +128,18 @@ def _record_kernel(name: str, nodes: Any) -> None:
     stacks = list(dict.fromkeys(o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")))
     sources = traces.current()
     record = KernelRecord(name, metadata, detail, stacks, [sources.names(t) for t in stacks],
-                          [n.get_name() for n in flat])
+                          [n.get_name() for n in flat], _binary_only_source(graph, name, src_code))
     with routing.lock:
         _pending.setdefault(id(graph), []).append(record)
+
+
+def _binary_only_source(graph: Any, name: str, src_code: Any) -> str:
+    """A Triton kernel's source under cpp_wrapper, whose module may hold only the kernel's binary (else "")."""
+    if not getattr(graph, "cpp_wrapper", False) or not isinstance(src_code, str) or "@triton" not in src_code:
+        return ""
+    from torch._inductor.utils import Placeholder
+
+    return src_code.replace(str(Placeholder.DESCRIPTIVE_NAME), name).replace(str(Placeholder.KERNEL_NAME), name)
 
 
 def _remember(table: OrderedDict, key: str, value) -> None:
@@ -126,6 +152,8 @@ def _remember(table: OrderedDict, key: str, value) -> None:
 def _on_code(code: str) -> None:
     """The module's code, on a miss (lowered here: its kernels' records are complete) or a hit."""
     key = code_key(code)
+    if (name := _tracing_name()) is not None:
+        _remember(_aot_names, key, name)
     graph = _current_graph()
     compiled = graph is not None and id(graph) in _started
     for recorder in routing.targets(key):
@@ -139,7 +167,7 @@ def _on_code(code: str) -> None:
     _remember(_metadata, key, records)
     _remember(_fusions, key, decisions)
     try:
-        store.save(key, records, decisions)
+        store.save(key, records, decisions, _aot_names.get(key))
     except OSError as exc:
         for recorder in routing.targets(key):
             recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
@@ -227,7 +255,7 @@ def _install() -> Patches:
     def define_kernel(original):
         def wrapper(self, src_code, nodes, *args, **kwargs):
             name = original(self, src_code, nodes, *args, **kwargs)
-            routing.safely(_record_kernel, name, nodes)
+            routing.safely(_record_kernel, name, nodes, src_code)
             return name
 
         return wrapper

@@ -8,8 +8,9 @@ import os
 import re
 
 from ..model import Graph, Kernel, SourceLocation
-from ..parse import parse_graph
+from ..parse import NO_SOURCE, parse_graph
 from ..parse.comments import parse_origin
+from ..parse.kernels import read_triton
 from .store import KernelRecord
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n(?:    (.*))?')  # a frame of a Python traceback
@@ -21,11 +22,11 @@ _UNKNOWN = {
 
 
 def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
-                lines: tuple[list[list[str] | None], str] | None = None) -> Graph:
+                lines: tuple[list[list[str] | None], str] | None = None, graph_id: str | None = None) -> Graph:
     """The graph model of one compiled module, with Inductor's metadata of its compile where known;
     ``lines``: this run's stack traces per record (None where unknown) and why they are unknown
-    (by default the records' own)."""
-    return overlay(parse_graph(code), records, cache, lines)
+    (by default the records' own); ``graph_id`` where the code does not name its graph (a C++ wrapper)."""
+    return overlay(parse_graph(code, graph_id), records, cache, lines)
 
 
 def overlay(graph: Graph, records: list[KernelRecord] | None, cache: str,
@@ -45,6 +46,11 @@ def overlay(graph: Graph, records: list[KernelRecord] | None, cache: str,
     for kernel in graph.kernels:
         if kernel.name in by_name:
             _apply(kernel, *by_name[kernel.name], why)
+            if not kernel.source and by_name[kernel.name][0].source:  # a C++ wrapper's binary-only Triton kernel
+                kernel.source = by_name[kernel.name][0].source
+                read_triton(kernel)
+                said = f"kernel {kernel.name}: {NO_SOURCE}"
+                graph.warnings = [w for w in graph.warnings if w != said]  # an AOTInductor package's says none
     _fill_launches(graph, records)
     return graph
 
@@ -73,9 +79,9 @@ def _fill_launches(graph: Graph, records: list[KernelRecord]) -> None:
             launch.source_nodes, launch.original_aten = origin.source_nodes, origin.original_aten
 
 
-def _origin(text: str):
-    """A record's metadata read; a C++ wrapper (cpp_wrapper, AOTInductor) writes it as ``//`` comments."""
-    return parse_origin(text.splitlines(), "//" if text.lstrip().startswith("//") else "#")
+def _origin(metadata: str):
+    """Inductor's metadata comment of a kernel, written with ``#`` (Python wrapper) or ``//`` (C++ wrapper)."""
+    return parse_origin(metadata.splitlines(), "//" if metadata.lstrip().startswith("//") else "#")
 
 
 @functools.cache

@@ -162,7 +162,8 @@ class Recorder:
         for key, run in sorted(self.runs.items(), key=lambda item: item[1].first_seen):
             try:
                 records = inductor.kernel_records(key)
-                graph = build_graph(run.code, records, run.cache, _lines(run, records))
+                graph = build_graph(run.code, records, run.cache, _lines(run, records),
+                                    inductor.aot_name(key) if "# AOT ID" not in run.code[:200] else None)
             except Exception as exc:  # noqa: BLE001 - one bad module must not lose the others
                 capture.warnings.append(f"a compiled module could not be read: {type(exc).__name__}: {exc}")
                 continue

@@ -33,6 +33,7 @@ class KernelRecord:
     # per stack trace: a node that carried it in the graph Inductor was given and in dynamo's (see .traces)
     trace_nodes: list[list[str | None]] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)  # the scheduler nodes it holds ("op3"), to place fusion decisions
+    source: str = ""  # a Triton kernel's source under cpp_wrapper, where the module holds only its compiled binary
 
 
 def folder() -> str:
@@ -45,11 +46,13 @@ def _path(key: str) -> str:
     return os.path.join(folder(), key[:2], key + ".json")
 
 
-def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = ()) -> None:
-    """Write the records of one module (atomically: a reader sees the old file or the new one)."""
+def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = (), graph: str | None = None) -> None:
+    """Write the records of one module and AOTAutograd's name of its graph (atomically: a reader sees the old file
+    or the new one)."""
     path = Path(_path(key))
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions)}))
+    write_atomically(path, dumps({"kernels": [dataclasses.asdict(r) for r in records], "fusions": list(fusions),
+                                  "graph": graph}))
 
 
 def _read(key: str) -> dict[str, Any] | None:
@@ -67,10 +70,16 @@ def load(key: str) -> list[KernelRecord] | None:
         return [KernelRecord(str(r["name"]), str(r["metadata"]), str(r["detail"]),
                              [str(t) for t in r["stack_traces"]],
                              [[None if n is None else str(n) for n in names] for names in r["trace_nodes"]],
-                             [str(o) for o in r.get("ops", [])])
+                             [str(o) for o in r.get("ops", [])], str(r.get("source", "")))
                 for r in _read(key)["kernels"]]
     except (TypeError, KeyError, AttributeError):
         return None
+
+
+def load_graph_name(key: str) -> str | None:
+    """AOTAutograd's name of the module's graph ("0_forward"), where it was stored."""
+    name = (_read(key) or {}).get("graph")
+    return name if isinstance(name, str) else None
 
 
 def load_fusions(key: str) -> list[FusionDecision] | None:

@@ -30,6 +30,8 @@ KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")
 CHILD_TIMEOUT_S = 900
 NOT_RECORDED = "repro not recorded"
+CPP_WRAPPER = ("no kernel repro under cpp_wrapper: the C++ wrapper launches its kernels where kernelviz cannot record "
+               "their arguments (graph.to_repro() runs the whole graph)")
 
 
 
@@ -46,8 +48,9 @@ def record(graph: Graph, namespace: dict[str, Any], make_args: Callable[[], list
         with torch.no_grad(), kept_rng(graph.device):
             calls = _run(graph, namespace, lambda: [a.detach() if isinstance(a, torch.Tensor) else a
                                                    for a in make_args()])
+        unrecorded = ReproRecord(error=CPP_WRAPPER) if graph.wrapper == "cpp" else None
         for kernel in graph.kernels:
-            kernel.repro = calls.get(kernel.name)
+            kernel.repro = calls.get(kernel.name) or unrecorded
     except Exception as exc:  # noqa: BLE001 - the repro is extra: timing and the capture stay usable
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             torch.cuda.empty_cache()

@@ -50,8 +50,14 @@ _ABBREV = (
 )
 
 
+_SHIM = re.compile(r"^aoti_torch_(?:cpu|cuda|xpu|mps)_(.+?)(?:_out)?$")  # a C++ wrapper's extern call
+
+
 def aten_op(qualified: str) -> str:
-    """``aten._log_softmax.default`` → ``_log_softmax``; ``extern_kernels.mm`` → ``mm``."""
+    """``aten._log_softmax.default`` → ``_log_softmax``; ``extern_kernels.mm`` → ``mm``; the C++ wrapper's
+    ``aoti_torch_cpu_mm_out`` → ``mm``."""
+    if shim := _SHIM.match(qualified):
+        return shim.group(1)
     parts = qualified.split(".")
     if len(parts) >= 3 and (parts[-1] in ("default", "out") or parts[-1][:1].isupper()):
         parts = parts[:-1]
@@ -62,7 +68,7 @@ def split_name(name: str, aten: Iterable[str] = (), *, generated: bool | None = 
     """The ops a launch's name lists and its counter suffix (``_3``, or ``""``). ``generated``: whether it is a
     generated kernel's (not an extern call's); by default, whether the name has no dot."""
     if generated is None:
-        generated = "." not in name
+        generated = "." not in name and not _SHIM.match(name)
     if not generated:
         return [aten_op(name)], ""
     m = _COUNTER.search(name)
