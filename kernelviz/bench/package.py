@@ -120,6 +120,11 @@ def _load(graph: Graph) -> Any:
         raise BenchError(f"this torch ({torch.__version__}) cannot load AOTInductor packages "
                          "(no torch._inductor.package.load_package)") from None
     try:
+        if graph.device == "cuda":  # without the container's locking: a CUDA graph can capture its run
+            try:
+                return load_package(package.path, package.model, run_single_threaded=True)
+            except TypeError:  # a torch without it
+                pass
         return load_package(package.path, package.model)
     except Exception as exc:  # noqa: BLE001 - a package built by another torch or for another machine
         raise BenchError(f"the package could not be loaded: {type(exc).__name__}: {str(exc).splitlines()[0]}") \
