@@ -225,8 +225,8 @@ def package_view(graph: Graph) -> str:
         c.name, c.fqn, c.kind, c.dtype or "?", f"[{', '.join(map(str, c.shape or []))}]", size(c.bytes))) + "</tr>"
         for c in p.constants)
     notes = "".join(f'<p class="kv-hint">{escape(n)}</p>' for n in p.notes)
-    lines = graph.code.splitlines()
-    first, last = graph.call_span or (1, len(lines))
+    lines, span = graph.code.splitlines(), graph.call_span
+    first, last = span if span and len(span) == 2 and 1 <= span[0] <= span[1] else (1, len(lines))
     code = _spans("\n".join(lines[first - 1 : last]), lang) if lang and lines else ""
     return (f'<p class="kv-hint">{escape(package_line(graph))}</p>{notes}'
             f"<details><summary>{plural(len(p.constants), 'constant')}</summary><table class=\"kv-small\"><tr>"
