@@ -72,7 +72,8 @@ def test_kernels_and_lines_from_the_text(path):
         assert first < launch.line < last
     for kernel in graph.kernels:
         if kernel.kind == "cpp":
-            assert kernel.source.startswith('extern "C"') and kernel.source.rstrip().endswith("}")
+            assert kernel.source.startswith('#include <torch/csrc/inductor/cpp_prefix.h>\nextern "C"')
+            assert kernel.source.rstrip().endswith("}") and kernel.source.count('extern "C"') == 1
             assert len(kernel.arg_types) == len(kernel.params()) > 0
             assert all(t.endswith("*") or t in ("int64_t", "const int64_t") for t in kernel.arg_types)
 

@@ -102,6 +102,8 @@ def _record(graph: Graph, inst: Instrumented, make_args: Callable[[], list],
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
+    if inst.ranged:  # a C++ wrapper: no launch's arguments reach Python, what Inductor wrote of its kernels stands
+        return {launch.index: _written_facts(graph, launch) for launch in graph.launches}
     counter = FlopCounterMode(display=False)
     flops: dict[int, int] = {}
     recorded = inst.recorded
@@ -165,6 +167,17 @@ def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: d
             facts.message = collectives.message_size(launch.collective, args)
     facts.flops = float(flops) if flops else None
     facts.dtype = peak_key(roofline.first_dtype(args, kwargs), launch.op) if graph.device == "cuda" else None
+    return facts
+
+
+def _written_facts(graph: Graph, launch) -> LaunchFacts:
+    """A launch's bytes and FLOPs as Inductor estimated them for its kernel (none for an extern call)."""
+    facts = LaunchFacts()
+    if launch.kernel_name:
+        kernel = graph.kernel(launch.kernel_name)
+        flops = (kernel.inductor_meta or {}).get("kernel_flop")
+        facts.bytes_estimate = int(kernel.num_gb * 1e9) if kernel.num_gb else None
+        facts.flops = float(flops) if flops else None
     return facts
 
 

@@ -1,18 +1,23 @@
 """Read a C++ wrapper: what Inductor writes instead of the Python ``call()`` under ``cpp_wrapper = True`` (a C++
 string in the output-code module) and in an AOTInductor package (``<hash>.wrapper.cpp``).
 
-Two functions, both given the C++ text alone (or the whole module: line numbers are those of the text given):
+Three functions, each given the C++ text alone or the whole module (line numbers are those of the text given):
 
-- :func:`cpp_kernels` -> ``list[Kernel]``: the C++ kernels it defines (``extern "C" void cpp_fused_...(...) {...}``),
-  with their argument types; Triton kernels are not defined in C++ (the module's ``async_compile.triton`` or the
-  package's cubins hold them).
+- :func:`is_cpp_wrapper` -> bool: whether the text holds a C++ wrapper's entry function.
+- :func:`cpp_kernels` -> ``list[Kernel]``: the C++ kernels it defines (``extern "C" void cpp_fused_...(...) {...}``
+  and the ``#include`` lines right above it), with their argument types. Triton kernels are not defined in C++: the
+  module's ``async_compile.triton`` definitions (found by :func:`kernelviz.parse.kernels.find_kernels`) or a
+  package's cubins hold them.
 - :func:`read_cpp_call` -> :class:`~kernelviz.parse.wrapper.CallBody`: the entry function's steps in order, in the
-  structures the Python ``call()`` reader returns: ``launches`` (generated kernels, matched by name to ``kernels``:
-  ``cpp_fused_x(...)``, ``call_triton_x(...)``, ``kernels.triton_x(...)``; extern calls ``aoti_torch_*`` and
-  ``aoti_torch_proxy_executor_call_function``, each with its ``// Topologically Sorted Source Nodes`` comment),
-  ``memory`` (``aoti_torch_empty_strided`` allocations with shape, stride, dtype and device, ``// reuse`` moves,
-  ``.reset()`` frees), ``inputs`` (``inputs[i]``, sized by ``assert_size_stride``), ``outputs``
-  (``output_handles[i] = x.release()``) and ``span`` (the entry function's first and last line, 1-based).
+  structures the Python ``call()`` reader returns: ``launches`` (generated kernels by name: ``cpp_fused_x(...)``,
+  ``call_triton_x(...)``, ``kernels.triton_x(...)``, ``launchKernel(triton_x, ...)``, with what they read and
+  write where ``kernels`` gives their parameters; extern calls ``aoti_torch_*`` (a ``*_out`` shim's first argument
+  is its output, ``&bufN_handle`` an output it allocates), each with its ``// Topologically Sorted Source Nodes``
+  comment), ``memory`` (``aoti_torch_empty_strided`` allocations with shape, stride, dtype and device, ``// reuse``
+  moves, ``.reset()`` frees), ``inputs`` (``inputs[i]``, sized by ``assert_size_stride``), ``outputs``
+  (``output_handles[i] = x.release()``) and ``span`` (the entry function's first and last line, 1-based; None
+  where the text has no entry function). Arguments are named as the Python wrapper names them (``buf0``, not
+  ``(float*)(buf0.data_ptr())``; sizes without the ``L`` suffix).
 
 The entry function is ``inductor_entry_impl`` (JIT) or ``AOTInductorModel::run_impl`` (AOTInductor).
 """
@@ -28,7 +33,7 @@ from .wrapper import CallBody, _nbytes, _Reader, split_args
 MARKERS = ("cpp_wrapper_src", "CppWrapperCodeCache", "inductor_entry_impl", "AOTInductorModel::run_impl")
 _ENTRY = re.compile(r"^[ \t]*void\s+(?:inductor_entry_impl|AOTInductorModel::run_impl)\s*\(", re.M)
 _KERNEL_DEF = re.compile(r'^extern "C"\s+[^(]*?\bvoid\s+(?:\w+\s+)*?(\w+)\s*\(([^)]*)\)\s*(;|\{)?', re.M)
-_INPUT = re.compile(r"^auto (\w+) = std::move\(inputs\[(\d+)\]\)$")
+_INPUT = re.compile(r"^(?:\[\[maybe_unused\]\] )?auto (\w+) = std::move\(inputs\[(\d+)\]\)$")
 _ARRAY = re.compile(r"^(?:static |constexpr |const )*int64_t\s*\*?\s*(\w+)(?:\[\])?\s*=\s*(?:\{(.*)\}|nullptr)$")
 _ASSERT = re.compile(r"^assert_size_stride\((\w+), \{(.*?)\}, \{(.*?)\}")
 _CHECKED = re.compile(r"^AOTI_TORCH_ERROR_CODE_CHECK\((.*)\)$")
@@ -67,8 +72,19 @@ def cpp_kernels(text: str) -> list[Kernel]:
         end = _closing(text, open_at)
         params = [p.strip() for p in m.group(2).split(",") if p.strip()]
         types = [" ".join(p.replace("*", "* ").split()[:-1]).replace(" *", "*").strip() for p in params]
-        found[name] = Kernel(name=name, kind="cpp", source=text[m.start():end] + "\n", arg_types=types)
+        found[name] = Kernel(name=name, kind="cpp", source=text[_includes_before(text, m.start()):end] + "\n",
+                             arg_types=types)
     return list(found.values())
+
+
+def _includes_before(text: str, start: int) -> int:
+    """Where the ``#include`` lines right above offset ``start`` begin (a kernel's source starts with them)."""
+    while start > 0:
+        previous = text.rfind("\n", 0, start - 1) + 1
+        if not text.startswith("#include", previous):
+            break
+        start = previous
+    return start
 
 
 def _closing(text: str, open_at: int) -> int:
@@ -188,14 +204,17 @@ class _CppReader(_Reader):
             self.handles[args[1].lstrip("&")] = _plain(args[0])
         if checked and name.startswith(_BOOKKEEPING):
             return
-        kernel = self._kernel_name(name)
+        kernel = self._kernel_name(name, args)
         if kernel is None and not checked:
             return  # a C++ helper (RAII handles, streams, guards), not a launch
-        args = [self.handles.get(a, a) for a in map(_plain, args)]
+        args = [] if name == "launchKernel" else [self.handles.get(a, a) for a in map(_plain, args)]
         self._cpp_launch(line, kernel or name, args, text, kernel is not None)
 
-    def _kernel_name(self, name: str) -> str | None:
-        """The generated kernel a callee launches: ``cpp_fused_x``, ``call_triton_x``, ``kernels.triton_x``."""
+    def _kernel_name(self, name: str, args: list[str]) -> str | None:
+        """The generated kernel a callee launches: ``cpp_fused_x``, ``call_triton_x``, ``kernels.triton_x``, or
+        ``launchKernel(triton_x, ...)`` (older torch, whose launch arguments are set up on the lines before)."""
+        if name == "launchKernel" and args and args[0] in self.kernels:
+            return args[0]
         for candidate in (name, name.removeprefix("kernels."), name.removeprefix("call_")):
             if candidate in self.kernels:
                 return candidate

@@ -137,8 +137,10 @@ def _binary_only_source(graph: Any, name: str, src_code: Any) -> str:
     """A Triton kernel's source under cpp_wrapper, whose module may hold only the kernel's binary (else "")."""
     if not getattr(graph, "cpp_wrapper", False) or not isinstance(src_code, str) or "@triton" not in src_code:
         return ""
-    from torch._inductor.utils import Placeholder
-
+    try:
+        from torch._inductor.utils import Placeholder
+    except ImportError:  # a torch without it writes the names in: the source as given
+        return src_code
     return src_code.replace(str(Placeholder.DESCRIPTIVE_NAME), name).replace(str(Placeholder.KERNEL_NAME), name)
 
 

@@ -50,7 +50,7 @@ _ABBREV = (
 )
 
 
-_SHIM = re.compile(r"^aoti_torch_(?:cpu|cuda|xpu|mps)_(.+?)(?:_out)?$")  # a C++ wrapper's extern call
+_SHIM = re.compile(r"^aoti_torch_(?:(?:cpu|cuda|xpu|mps)_)?(.+?)(?:_out)?$")  # a C++ wrapper's extern call
 
 
 def aten_op(qualified: str) -> str:
