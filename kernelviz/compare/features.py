@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Graph, Launch
+from ..views.names import aten_op
 
 _NUMBER = re.compile(r"\d+")
 _NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits: buffers, counters, sizes
 _NAMED = re.compile(r"\b[A-Za-z_]\w*\d\w*\b")  # identifiers with digits: buffers and inputs
 _NAME_STOP = {"", "triton", "poi", "red", "per", "tem", "for", "fused", "cpp", "kernel", "extern", "kernels",
-              "torch", "ops", "aten", "prims", "default", "run",
-              "aoti", "cpu", "cuda", "out"}  # a C++ wrapper's shim: aoti_torch_cpu_addmm_out is addmm
+              "torch", "ops", "aten", "prims", "default", "run"}
 _JIT = "@triton.jit"
 _WORD = re.compile(r"\w")
 _SEPARATOR = re.compile(r"[_.]")
@@ -110,7 +110,10 @@ def _jit(source: str) -> int:
 
 
 def _bare(launch: Launch) -> str:
-    return launch.kernel_name or (launch.op or "").rsplit(".", 1)[-1]
+    """A generated kernel's name, or an extern call's op (a C++ wrapper's ``aoti_torch_cpu_addmm_out``: ``addmm``,
+    as the Python wrapper's ``extern_kernels.addmm``)."""
+    op = launch.op or ""
+    return launch.kernel_name or (aten_op(op) if op.startswith("aoti_torch_") else op.rsplit(".", 1)[-1])
 
 
 def buffer_specs(graph: Graph) -> dict[str, tuple[str, tuple[str, ...]]]:
