@@ -226,3 +226,34 @@ def test_the_panel_shows_the_package_wrapper(built, tmp_path):
         page.wait_for_selector(".kv-tab.kv-active[data-tab=kernel]")
         assert launch.kernel_name in page.locator(".kv-detail").inner_text()
         assert page.errors == []
+
+
+def test_triton_kernels_embedded_as_inductor_embeds_them():
+    """A CUDA package's wrapper embeds each Triton kernel's definition as a comment in its ``call_<kernel>``
+    function, spliced by Inductor's own writer at the function's indent: read back, the kernel is the one the
+    Python wrapper defines (here a real H100 kernel of torch 2.11)."""
+    from torch._inductor.utils import IndentedBuffer
+
+    from conftest import FIXTURES
+    from kernelviz.parse import aoti
+
+    module = (FIXTURES / "cuda-h100-torch2.11" / "pointwise_0.py").read_text()
+    expected = kernelviz.load(module).graphs[0].kernels[0]
+    start = module.index(f"async_compile.triton('{expected.name}'")
+    body = module[start: module.index("device_str='cuda')", start) + len("device_str='cuda')")]
+    wrapper = IndentedBuffer()
+    wrapper.writeline(f"static __attribute__((noinline)) void call_{expected.name}(")
+    wrapper.writeline("    const in_ptr0_type_& in_ptr0, int64_t xnumel, cudaStream_t stream_){")
+    with wrapper.indent():  # as DeferredTritonCallWrapper.generate writes it in AOT mode
+        wrapper.writeline("/*")
+        wrapper.splice(body)
+        wrapper.writeline("*/")
+        wrapper.writeline(f"launchKernel(kernels_.{expected.name}, grid_0, grid_1, grid_2, 8, 256, kernel_args_, "
+                          "stream_);")
+    wrapper.writeline("}")
+    warnings = []
+    [kernel], params = aoti.triton_kernels(wrapper.getvalue(), warnings)
+    assert warnings == [] and kernel.name == expected.name
+    assert (kernel.source, kernel.kernel_type, kernel.triton_meta, kernel.inductor_meta) == (
+        expected.source, expected.kernel_type, expected.triton_meta, expected.inductor_meta)
+    assert (params[expected.name].num_warps, params[expected.name].shared_bytes) == (8, 256)
