@@ -1,8 +1,8 @@
 """What AOTInductor's C++ wrapper (``<hash>.wrapper.cpp`` of a ``.pt2`` package) says beyond its steps: the
-constants it carries (``constants_info_``), its inputs (``inputs_info_`` and the checks ``check_input_N`` makes),
-the Triton kernels it embeds as comments (one ``call_<kernel>`` function each, with the ``launchKernel`` line
-that gives warps and shared memory, and the cubin it loads), and the C++ kernels of the package's
-``<hash>.kernel.cpp``."""
+constants it carries (``constants_info_``), its inputs (``inputs_info_`` and the checks ``check_input_N`` makes)
+and the Triton kernels it embeds as comments (one ``call_<kernel>`` function each, with the ``launchKernel`` line
+that gives warps and shared memory, and the cubin it loads). Its steps (``run_impl``) and the C++ kernels of the
+package's ``<hash>.kernel.cpp`` are read as every C++ wrapper's are (:mod:`kernelviz.parse.cpp_wrapper`)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def constants(code: str) -> list[PackageConstant]:
 
 def inputs(code: str) -> list[TensorSpec]:
     """The model's inputs by ``inputs_info_``, with dtype, size, stride and device where ``check_input_N``
-    checks them (a dimension it does not check is symbolic: left as ``s<i>``)."""
+    checks them (a dimension it does not check is symbolic: left as ``s<input>_<dim>``)."""
     specs = [TensorSpec(name=m.group(2)) for m in sorted(_INPUT_NAME.finditer(code), key=lambda m: int(m.group(1)))]
     checks = [m.start() for m in _CHECK.finditer(code)]
     for n, start in enumerate(checks):

@@ -124,7 +124,7 @@ def _cubins(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], kernels
             package.notes.append(f"{name}: {exc}")
             continue
         for fact in found:
-            kernel_name = by_file.get(name) or fact.name
+            kernel_name = fact.name if fact.name in kernels else by_file.get(name) or fact.name
             kernel = kernels.setdefault(kernel_name, Kernel(name=kernel_name, kind="triton", source=""))
             launch = params.get(kernel_name, aoti.LaunchParams())
             ir = kernel.ir = KernelIR(num_regs=fact.registers,
