@@ -257,3 +257,16 @@ def test_triton_kernels_embedded_as_inductor_embeds_them():
     assert (kernel.source, kernel.kernel_type, kernel.triton_meta, kernel.inductor_meta) == (
         expected.source, expected.kernel_type, expected.triton_meta, expected.inductor_meta)
     assert (params[expected.name].num_warps, params[expected.name].shared_bytes) == (8, 256)
+
+
+def test_a_package_of_dynamic_shapes_is_timed_at_its_smallest_size(tmp_path):
+    model, x = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU()), torch.randn(8, 16)
+    batch = torch.export.Dim("batch", min=3, max=512)
+    path = torch._inductor.aoti_compile_and_package(
+        torch.export.export(model, (x,), dynamic_shapes=({0: batch},)), package_path=str(tmp_path / "dyn.pt2"))
+    cap = kernelviz.load(path)
+    [spec] = cap.graphs[0].inputs
+    assert (spec.shape, spec.symbols) == (["3", "16"], ["3..512", "16"])
+    cap.bench(progress=False)
+    assert cap.graphs[0].timed_on == "recreated inputs" and cap.graphs[0].as_run.plain_ms > 0
+    assert "dynamic shapes: " in str(cap) and "[3..512, 16] ran as [3, 16]" in str(cap)

@@ -21,6 +21,7 @@ _DTYPE = re.compile(r"(?:cached_torch_dtype_|aoti_torch_dtype_)(\w+?)(?:\(\))?$"
 _CHECK = re.compile(r"^AOTI_NOINLINE static void check_input_(\d+)\(", re.M)
 _EXPECTED_DTYPE = re.compile(r"_expected_dtype = aoti_torch_dtype_(\w+)\(\);")
 _DIM = re.compile(r"if \((\d+) != \w+_(size|stride)\[(\d+)\]\)")
+_RANGE = re.compile(r"if \(\w+_size\[(\d+)\] ([<>]) (\d+)\)")  # a dynamic size's bounds
 _DEVICE_TYPE = re.compile(r"_expected_device_type = (\d+);")
 _TRITON_CALL = re.compile(r"^[ \t]*(?:static\s+)?(?:inline\s+)?(?:__attribute__\(\(\w+\)\)\s+)?void\s+call_(\w+)\(",
                           re.M)
@@ -57,7 +58,8 @@ def constants(code: str) -> list[PackageConstant]:
 
 def inputs(code: str) -> list[TensorSpec]:
     """The model's inputs by ``inputs_info_``, with dtype, size, stride and device where ``check_input_N``
-    checks them (a dimension it does not check is symbolic: left as ``s<input>_<dim>``)."""
+    checks them: a size compiled for a range (dynamic shapes) is its smallest, with the ranges in ``symbols``
+    (``["2..1024", "16"]``); one it does not check at all is left as ``s<input>_<dim>``."""
     specs = [TensorSpec(name=m.group(2)) for m in sorted(_INPUT_NAME.finditer(code), key=lambda m: int(m.group(1)))]
     checks = [m.start() for m in _CHECK.finditer(code)]
     for n, start in enumerate(checks):
@@ -71,9 +73,15 @@ def inputs(code: str) -> list[TensorSpec]:
         dims: dict[str, dict[int, str]] = {"size": {}, "stride": {}}
         for value, what, at in _DIM.findall(body):
             dims[what][int(at)] = value
-        rank = max([*dims["size"], *dims["stride"], -1]) + 1
-        spec.shape = [dims["size"].get(i, f"s{index}_{i}") for i in range(rank)]
+        bounds: dict[int, dict[str, str]] = {}
+        for at, op, value in _RANGE.findall(body):
+            bounds.setdefault(int(at), {})[op] = value
+        rank = max([*dims["size"], *dims["stride"], *bounds, -1]) + 1
+        spec.shape = [dims["size"].get(i) or bounds.get(i, {}).get("<") or f"s{index}_{i}" for i in range(rank)]
         spec.stride = [dims["stride"].get(i, f"s{index}_{i}") for i in range(rank)]
+        if bounds:  # compiled for a range of sizes: shaped at the smallest it takes, the range kept
+            spec.symbols = [f"{b.get('<', '?')}..{b.get('>', '?')}" if (b := bounds.get(i)) and i not in dims["size"]
+                            else size for i, size in enumerate(spec.shape)]
         if m := _DEVICE_TYPE.search(body):
             spec.device = _DEVICE_TYPES.get(int(m.group(1)))
     return specs
