@@ -56,6 +56,10 @@ def captures(tmp_path_factory):
                 with kernelviz.capture() as train:
                     loss = _step(torch.compile(model), x)
             found[cpp] = (inference, train, out, loss, [p.grad.clone() for p in model.parameters()])
+        torch._dynamo.reset()  # the same graph again: from Inductor's cache, its metadata from kernelviz's store
+        with torch._inductor.config.patch(cpp_wrapper=True), torch.no_grad(), kernelviz.capture() as again:
+            torch.compile(model)(x)
+        found["cache hit"] = again
     finally:
         torch._dynamo.reset()
         if old is None:
@@ -102,6 +106,14 @@ def test_same_model_with_and_without_cpp_wrapper(captures, which):
     out = 2 if which == 0 else 3
     for a, b in zip(captures[False][out:], captures[True][out:]):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_a_cache_hit_reads_as_the_compile(captures):
+    (compiled,), (hit,) = captures[True][0].graphs, captures["cache hit"].graphs
+    assert (compiled.cache, hit.cache) == ("compiled", "fx_cache_hit")
+    assert (hit.id, hit.kind, hit.wrapper, hit.code) == (compiled.id, compiled.kind, "cpp", compiled.code)
+    assert [(k.name, k.source_nodes, k.fragment, k.metadata_from) for k in hit.kernels] == \
+        [(k.name, k.source_nodes, k.fragment, k.metadata_from) for k in compiled.kernels]
 
 
 def test_timing_and_the_cpp_wrapper_saving(tmp_path, monkeypatch):

@@ -2,8 +2,9 @@
 ``torch._inductor.config.cpp_wrapper`` gives the same model and its launches are timed; a chain of tiny launches
 compiled both ways is launch-bound, and the finding measures what cpp_wrapper saves beside the CUDA-graph replay.
 
-With ``KV_CPP_WRAPPER_FIXTURES=<folder>`` the modules' code is written there (the CUDA parser fixtures of
-tests/cpp_wrapper_fixtures)."""
+With ``KV_CPP_WRAPPER_FIXTURES=<folder>`` the modules' code is written there as ``<name>_<i>_cpp.py`` and
+``<name>_<i>_python.py``: copied into tests/cpp_wrapper_fixtures/cuda-<gpu>-torch<version>/, the CPU parser tests
+(tests/test_cpp_wrapper_parse.py) read them as they read the CPU pairs."""
 
 import os
 from pathlib import Path
@@ -23,9 +24,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.filterwarnings("ignore::UserWarning")
 def _keep(cap, name):
     folder = os.environ.get("KV_CPP_WRAPPER_FIXTURES")
     if folder:
-        for i, graph in enumerate(cap.graphs):
-            suffix = "cpp" if graph.wrapper == "cpp" else "python"
-            Path(folder, f"{name}_{i}_{suffix}.py").write_text(graph.code)
+        for wrapper, suffix in (("cpp", "cpp"), ("python", "python")):
+            for i, graph in enumerate(g for g in cap.graphs if g.wrapper == wrapper):
+                Path(folder, f"{name}_{i}_{suffix}.py").write_text(graph.code)
 
 
 def _both(run, name):

@@ -53,7 +53,7 @@ def wrapper_twins(graphs: list[Graph]) -> dict[str, Graph]:
             if twin.wrapper != g.wrapper and key(twin) == key(g) and g.as_run is not None}
 
 
-def _cpp_wrapper_saving(graph: Graph, twin: Graph | None) -> tuple[float | None, str]:
+def cpp_wrapper_saving(graph: Graph, twin: Graph | None) -> tuple[float | None, str]:
     """What cpp_wrapper saves on this graph's plain call(), measured against its twin under the other wrapper, and
     one line saying how (or why it was not measured)."""
     run, other = graph.as_run, twin.as_run if twin is not None else None
@@ -95,9 +95,9 @@ def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
             why = run.note or "no CUDA-graph replay was timed"
         how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
                f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
-    saving, cpp = _cpp_wrapper_saving(graph, twin)
+    saving, cpp = cpp_wrapper_saving(graph, twin)
     if saving is not None and saving > 0 and graph.wrapper == "python" and (run.replay_ms is None or saving > ms):
-        ms = saving
+        return [Advice("launch-bound", graph.id, [], saving, evidence, suggestion, f"{cpp}; {how}")]  # the larger
     return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, f"{how}; {cpp}")]
 
 
@@ -109,7 +109,7 @@ def _wrapper_overhead(graph: Graph, twin: Graph | None = None) -> list[Advice]:
     outside = run.plain_ms - run.kernels_ms
     if outside <= IDLE_SHARE * run.plain_ms:
         return []
-    saving, cpp = _cpp_wrapper_saving(graph, twin)
+    saving, cpp = cpp_wrapper_saving(graph, twin)
     if graph.wrapper == "cpp":
         between, suggestion = "the C++ wrapper between the kernels", "fewer, larger launches: larger batches"
     else:

@@ -11,7 +11,6 @@ Both measure the same three things over an instrumented ``call()``:
 from __future__ import annotations
 
 import bisect
-import contextlib
 import math
 import statistics
 import time
@@ -22,6 +21,8 @@ from typing import Any
 from ..recorder.step import is_annotation
 
 MakeArgs = Callable[[], list]
+LAUNCH_RANGE = "kernelviz#launch#"  # the profiler range of launch N: "kernelviz#launch#N" (Python or C++ wrapper)
+EMPTY_RANGE = "kernelviz#empty"  # a range around nothing, beside a C++ wrapper's launches: the profiler's own cost
 
 
 @dataclass
@@ -129,36 +130,57 @@ class CpuTimer(_Lockstepped):
         return Samples(undisturbed(values), spread, len(values))
 
     def in_graph(self, call: Callable[[list], Any], set_range, make_args: MakeArgs, ranged: bool = False) -> InGraph:
-        """``ranged``: the launches' ranges are in ``call``'s own code (a C++ wrapper), read from torch.profiler."""
-        import torch
-
+        """``ranged``: the launches' ranges are in ``call``'s own code (a C++ wrapper): see :meth:`_in_graph_ranged`."""
         self.meet("the warm-up run")
         call(make_args())
+        if ranged:
+            return self._in_graph_ranged(call, make_args)
         per_launch: dict[int, list[float]] = {}
-        totals: list[float] = []
         set_range(lambda index: _WallRange(per_launch, index))
-        profile = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) if ranged
-                   else contextlib.nullcontext())
         try:
-            with profile:
-                started = time.perf_counter()
-                while not self._done(totals, started, self.min_s, self.max_s):
-                    self.meet(f"in-graph run {len(totals)}")
-                    args = make_args()
-                    start = time.perf_counter()
-                    call(args)
-                    totals.append((time.perf_counter() - start) * 1e3)
+            totals = self._runs(call, make_args)
         finally:
             set_range(None)
-        if ranged:
-            for event in profile.profiler.kineto_results.events():
-                if event.name().startswith(GpuTimer._PREFIX):
-                    index = int(event.name()[len(GpuTimer._PREFIX):])
-                    per_launch.setdefault(index, []).append((event.end_ns() - event.start_ns()) / 1e6)
         reps = len(totals)
         return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
                        spread={i: summarize(v).spread for i, v in per_launch.items()},
                        busy_ms=sum(totals) / reps, reps=reps)
+
+    def _in_graph_ranged(self, call: Callable[[list], Any], make_args: MakeArgs) -> InGraph:
+        """Each launch's range in ``call``'s own code, read from torch.profiler: its wall time less that of the empty
+        range in the same runs (what the profiler's own bookkeeping adds to a range). The busy time is of the same
+        runs, so that the launches add up to it: its gap holds the profiler's bookkeeping between the ranges
+        (``Graph.as_run`` times the module's own call() without any)."""
+        import torch
+
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
+            totals = self._runs(call, make_args)
+        reps = len(totals)
+        per_launch: dict[int, list[float]] = {}
+        empty = []
+        for event in profile.profiler.kineto_results.events():
+            name, ms = event.name(), (event.end_ns() - event.start_ns()) / 1e6
+            if name.startswith(LAUNCH_RANGE):
+                per_launch.setdefault(int(name[len(LAUNCH_RANGE):]), []).append(ms)
+            elif name == EMPTY_RANGE:
+                empty.append(ms)
+        cost = statistics.median(empty) if empty else 0.0
+        per_launch = {i: [max(0.0, v - cost) for v in values] for i, values in per_launch.items()}
+        return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
+                       spread={i: summarize(v).spread for i, v in per_launch.items()},
+                       busy_ms=sum(totals) / reps, reps=reps)
+
+    def _runs(self, call: Callable[[list], Any], make_args: MakeArgs) -> list[float]:
+        """Wall ms of runs of ``call``, until stable (see the class)."""
+        totals: list[float] = []
+        started = time.perf_counter()
+        while not self._done(totals, started, self.min_s, self.max_s):
+            self.meet(f"in-graph run {len(totals)}")
+            args = make_args()
+            start = time.perf_counter()
+            call(args)
+            totals.append((time.perf_counter() - start) * 1e3)
+        return totals
 
     def repeat(self, run: Callable[[], Any], restore: Callable[[], Any] | None, reps: int) -> Callable[[], Samples]:
         samples = self.stable(run, restore)
@@ -193,7 +215,7 @@ class GpuTimer(_Lockstepped):
     Inductor's benchmarker and ``output_code.py -k`` do), all enqueued at once and synchronised once."""
 
     unit = "gpu"
-    _PREFIX = "kernelviz#launch#"
+    _PREFIX = LAUNCH_RANGE
     _REP = "kernelviz#rep#"
 
     def __init__(self, budget_ms: float = 60.0, min_reps: int = 2, max_reps: int = 10, warmup: int = 0,

@@ -22,6 +22,7 @@ _NAMED = re.compile(r"\b[A-Za-z_]\w*\d\w*\b")  # identifiers with digits: buffer
 _NAME_STOP = {"", "triton", "poi", "red", "per", "tem", "for", "fused", "cpp", "kernel", "extern", "kernels",
               "torch", "ops", "aten", "prims", "default", "run"}
 _JIT = "@triton.jit"
+_CPP_NAME = re.compile(r'(extern "C"[^(]*?)\w+\(')
 _WORD = re.compile(r"\w")
 _SEPARATOR = re.compile(r"[_.]")
 
@@ -91,6 +92,8 @@ def _source(kernel, skeletons: dict[str, str]) -> tuple[str, str, Counter]:
     """A kernel's body from ``@triton.jit`` on (its own name replaced), that body with every number
     replaced (from ``skeletons`` where it was read before), and the (dtype, shape) of its fragment's nodes."""
     body = kernel.source[_jit(kernel.source):].replace(kernel.name, "KERNEL")
+    if kernel.kind == "cpp":  # the Python wrapper's C++ kernel is named "kernel", the C++ wrapper's by its own name
+        body = _CPP_NAME.sub(r"\1KERNEL(", body, count=1)
     if body not in skeletons:
         skeletons[body] = _NUMBER.sub("#", body)
     fragment = Counter((n.dtype or "", tuple(n.shape)) for n in kernel.fragment_nodes()
