@@ -62,7 +62,8 @@ def capture(*, fresh_compile: bool = False, bench: bool = False, repros: bool = 
 
 
 def load(source: str | Path) -> Capture | Ranks:
-    """A capture from the file ``cap.save()`` wrote (``.kvz``) or a capture's ``.json`` file, or from saved Inductor
+    """A capture from the file ``cap.save()`` wrote (``.kvz``) or a capture's ``.json`` file, from an AOTInductor
+    package (``.pt2``: its graphs, kernels, constants and C++ wrapper; ``bench()`` runs it), or from saved Inductor
     output code: a path, a directory, or the code text. ``load("runs/step")`` reads the files
     ``runs/step.rank<N>.kvz`` (or ``.json``) that the ranks of a job saved (``cap.save("runs/step")``) into one
     :class:`Ranks` (see :func:`load_ranks`).
@@ -78,8 +79,8 @@ def load(source: str | Path) -> Capture | Ranks:
 
     loaded = _load(source)
     torch = sys.modules.get("torch")
-    if (isinstance(loaded, Capture) and torch is not None and any(g.device == "cuda" for g in loaded.graphs)
-            and torch.cuda.is_available()):
+    if (isinstance(loaded, Capture) and torch is not None and torch.cuda.is_available()
+            and any(g.device == "cuda" and g.package is None for g in loaded.graphs)):
         from .bench.isolation import Worker
 
         Worker.warm()

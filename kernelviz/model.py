@@ -610,6 +610,40 @@ class GraphRun:
         return sum(t.numel() * t.element_size() for t in held)
 
 
+# AOTInductor (issue 33): what a .pt2 package holds beside its graph
+@dataclass
+class PackageConstant(Record):
+    """A weight or buffer the package carries (its values are not kept: only what it is)."""
+
+    name: str  # as the wrapper names it ("l1_weight")
+    fqn: str = ""  # the module's name for it ("l1.weight")
+    kind: str = ""  # "Parameter", "Buffer", "TensorConstant", "FoldedConstant"
+    dtype: str | None = None
+    shape: list[int] | None = None
+    stride: list[int] | None = None
+    bytes: int | None = None
+
+
+@dataclass
+class PackageFile(Record):
+    """One entry of the package's zip."""
+
+    name: str
+    bytes: int
+
+
+@dataclass
+class Package(Record):
+    """The AOTInductor package (``.pt2``) a graph was read from: where it is, what it holds, what it was built for."""
+
+    path: str  # the file as it was loaded (``cap.bench()`` runs it from there)
+    model: str = "model"  # the model's name inside the package
+    files: list[PackageFile] = field(default_factory=list)  # this model's entries
+    metadata: dict[str, str] = field(default_factory=dict)  # the package's metadata JSON (AOTI_DEVICE_KEY, ...)
+    constants: list[PackageConstant] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be read, one line each
+
+
 @dataclass
 class Graph(Record):
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
@@ -645,6 +679,7 @@ class Graph(Record):
     cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why (issue 37): reduce-overhead's records/skips
     cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
+    package: Package | None = None  # AOTInductor (issue 33): the .pt2 package it was read from
     _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
     def kernel(self, name: str) -> Kernel:

@@ -23,6 +23,7 @@ from . import collectives, isolation
 from .errors import BenchError
 from .here import bench_live, bench_recreated, bench_together, lockstep_of
 from .instrument import Instrumented, instrument
+from .package import bench_package
 from .peaks import calibrate, device_peaks
 from .plan import GraphPlan, plan
 from .progress import Progress
@@ -96,6 +97,9 @@ def _run(plans: list[GraphPlan], capture: Capture, isolated: bool, limit_s: floa
             if item.where == "together":
                 bar.step(f"timing graph {graph.id} with the other ranks")
                 bench_together(graph, item.run, item.args, capture.peaks, isolated, lockstep)
+            elif item.where == "package":
+                bar.step(f"timing package model {graph.id}")
+                bench_package(graph)
             elif item.where == "user":
                 bar.step(f"timing graph {graph.id}")
                 bench_live(graph, item.run, item.args, capture.peaks, isolated, recorded)

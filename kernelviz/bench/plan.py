@@ -1,7 +1,8 @@
 """Where each graph of a capture is timed, decided before any is: on the tensors it ran with (``user``), with
 the job's other ranks (``together``), on inputs recreated in this process (``here``: its module is live here
-and every input is as the run recorded it, no integer value made up), or in the timing process
-(``elsewhere``: made-up integers or a loaded capture's code, which can fault)."""
+and every input is as the run recorded it, no integer value made up), in the timing process
+(``elsewhere``: made-up integers or a loaded capture's code, which can fault), or by running the AOTInductor
+package it was read from (``package``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .measure import check, talks
 @dataclass
 class GraphPlan:
     graph: Graph
-    where: str  # "user", "together", "here", "elsewhere", or "none" (``cannot`` says why)
+    where: str  # "user", "together", "here", "elsewhere", "package", or "none" (``cannot`` says why)
     run: GraphRun | None = None  # the graph's live side, where this process ran it
     args: list[Any] | None = None  # the tensors it ran with, where they live
     cannot: str | None = None
@@ -27,6 +28,9 @@ class GraphPlan:
 def plan(capture: Capture) -> list[GraphPlan]:
     plans = []
     for graph in capture.graphs:
+        if graph.package is not None:  # an AOTInductor package: run as it is shipped
+            plans.append(GraphPlan(graph, "package"))
+            continue
         run = graph._run
         args = live_inputs(run.inputs) if run is not None else None
         if talks(graph):

@@ -54,6 +54,9 @@ class InGraph:
     dry_ms: float = 0.0  # per run: time the device stood idle because the CPU had not yet enqueued its work
     reps: int = 0
     runs: list[dict[int, list[tuple[int, int]]]] = field(default_factory=list)  # per run: launch -> device ns
+    # per run: every device kernel it ran, in order, as (name, start ns, end ns) (GPU: what a run that marks no
+    # launches, an AOTInductor package's, is joined to its launches by)
+    kernels: list[list[tuple[str, int, int]]] = field(default_factory=list)
 
 
 def undisturbed(values: list[float]) -> float:
@@ -306,6 +309,8 @@ class GpuTimer(_Lockstepped):
             if run is not None:
                 result.runs[run].setdefault(index, []).append((start, end))
         result.device_kernels = {i: sorted(set(v)) for i, v in result.device_kernels.items()}
+        result.kernels = [sorted(((name, start, end) for _, start, end, name, _ in found[self._REP]
+                                  if a <= start <= b), key=lambda kernel: kernel[1]) for a, b in bounds]
         if spans:
             result.dry_ms = dry_ns(found[self._REP], bounds) / 1e6 / len(spans)
             result.busy_ms = sum(b - a for a, b in spans.values()) / 1e6 / len(spans) - result.dry_ms

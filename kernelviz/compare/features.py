@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Graph, Launch
+from ..views.names import aten_op
 
 _NUMBER = re.compile(r"\d+")
 _NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits: buffers, counters, sizes
@@ -112,12 +113,19 @@ def _jit(source: str) -> int:
 
 
 def _bare(launch: Launch) -> str:
-    return launch.kernel_name or (launch.op or "").rsplit(".", 1)[-1]
+    """A generated kernel's name, or an extern call's op (a C++ wrapper's ``aoti_torch_cpu_addmm_out``: ``addmm``,
+    as the Python wrapper's ``extern_kernels.addmm``)."""
+    op = launch.op or ""
+    return launch.kernel_name or (aten_op(op) if op.startswith("aoti_torch_") else op.rsplit(".", 1)[-1])
 
 
 def buffer_specs(graph: Graph) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Buffer and input name -> (dtype, shape), following reuses to the allocation they take over."""
+    """Buffer, input and package constant name -> (dtype, shape), following reuses to the allocation they take
+    over."""
     specs = {s.name: (s.dtype or "", tuple(s.shape)) for s in graph.inputs if s.shape is not None}
+    for c in graph.package.constants if graph.package is not None else []:  # a package's weights: not inputs
+        if c.shape is not None:
+            specs.setdefault(c.name, (c.dtype or "", tuple(map(str, c.shape))))
     for event in graph.memory:
         if event.kind == "alloc" and event.shape is not None:
             specs.setdefault(event.buffer, (event.dtype or "", tuple(event.shape)))

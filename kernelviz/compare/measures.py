@@ -168,8 +168,14 @@ def time_delta(group: Group) -> float | None:
 
 def _timing_notes(capture: Capture, side: str) -> list[str]:
     graphs = capture.graphs
-    untimed = [g.id for g in graphs if any(x.timing is None or x.timing.in_graph_ms is None for x in g.launches)]
-    notes = []
+    untimed, notes = [], []
+    for g in graphs:
+        missing = [x.timing for x in g.launches if x.timing is None or x.timing.in_graph_ms is None]
+        why = {t.error for t in missing if t is not None and t.error}
+        if missing and len(why) == 1 and all(t is not None for t in missing):  # timed, and it says why not these
+            notes.append(f"{side}: {g.id}: {len(missing)} launch{'es' * (len(missing) > 1)} not timed: {why.pop()}")
+        elif missing:
+            untimed.append(g.id)
     if untimed and len(untimed) == len(graphs):
         notes.append(f"{side} is not timed (cap.bench() or kernelviz.capture(bench=True) times it)")
     elif untimed:

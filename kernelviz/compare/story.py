@@ -114,8 +114,11 @@ def _in_order(values: list[int]) -> list[int]:
 def what_changed(ga: Graph, gb: Graph, x: Work, y: Work) -> str:
     """What differs between two paired launches, in words: ``shape, dtype, config, fused ops, source`` (those
     that differ, in that order); ``arguments`` where only the call's other arguments do."""
-    shapes = [{(rw, shape) for rw, _, shape in w.buffers} | {shape for _, shape in w.fragment} for w in (x, y)]
-    dtypes = [{dtype for _, dtype, _ in w.buffers} | {dtype for dtype, _ in w.fragment} for w in (x, y)]
+    both = bool(x.fragment) and bool(y.fragment)  # a side without a fragment (a package loaded alone) says nothing
+    shapes = [{(rw, shape) for rw, _, shape in w.buffers} | ({shape for _, shape in w.fragment} if both else set())
+              for w in (x, y)]
+    dtypes = [{dtype for _, dtype, _ in w.buffers} | ({dtype for dtype, _ in w.fragment} if both else set())
+              for w in (x, y)]
     configs = [_config(g, w) for g, w in ((ga, x), (gb, y))]
     found = [word for word, differs in (("shape", shapes[0] != shapes[1]), ("dtype", dtypes[0] != dtypes[1]),
                                         ("config", configs[0] != configs[1]),

@@ -59,7 +59,7 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
     runs), while it is loaded (and while this thread's ``TRITON_CACHE_DIR`` is the one it ran with); the jobs
     that read their stages' texts. Never raises (a graph warning or a kernel's notes say why not)."""
     kernels = [k for k in graph.kernels if k.kind.startswith("triton")]
-    if graph.device != "cuda" or not kernels:
+    if graph.device != "cuda" or not kernels or graph.package is not None:  # a package's: read from its cubins
         return []
     if graph.wrapper == "cpp":
         return _cubin_jobs(graph, kernels)

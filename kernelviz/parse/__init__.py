@@ -16,6 +16,7 @@ from .cpp_wrapper import cpp_kernels, is_cpp_wrapper, read_cpp_call
 from .errors import ParseError
 from .kernels import find_kernels
 from .logs import unwrap
+from .package import is_package, read_package
 from .wrapper import read_call
 
 _AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
@@ -118,6 +119,8 @@ def _load(source: str | Path) -> Capture | Ranks:
             return _load_folder(source)
         if source.suffix == SUFFIX:  # what cap.save() writes
             return load_file(Capture, source)
+        if is_package(source):  # an AOTInductor package
+            return read_package(source)
         text = _read(source)
         with _named(source):
             return _from_text(text, source.stem, json=source.suffix in (".json", ".ipynb"))

@@ -41,6 +41,7 @@ _CALL = re.compile(r"^(?:([\w:]+)\s*=\s*)?([\w.:]+)\((.*)\)$")
 _EMPTY = re.compile(r"^aoti_torch_empty_strided\((\d+), (\w+), (\w+), cached_torch_dtype_(\w+), "
                     r"cached_torch_device_type_(\w+), [^,]+, &(\w+)_handle\)$")
 _MOVE = re.compile(r"^auto (\w+) = (.*)$")
+_CONSTANT = re.compile(r"^(?:\[\[maybe_unused\]\]\s*)?auto&?\s*(\w+) = constants_->at\(\d+\)$")  # AOTInductor's
 _RESET = re.compile(r"^(\w+)\.reset\(\)$")
 _OUTPUT = re.compile(r"^output_handles\[(\d+)\] = (\w+)\.release\(\)$")
 _CAST = re.compile(r"^\([\w:<> ]+\*?\s*\*?\)\((.*)\)$")  # (const float*)(x.data_ptr())
@@ -170,6 +171,9 @@ class _CppReader(_Reader):
             elif m.group(1) in self.extern_outputs:  # a buffer an extern call allocated: its size
                 self.extern_outputs.discard(m.group(1))
                 self._event(kind="alloc", buffer=m.group(1), shape=shape, stride=stride, line=line)
+            return
+        if m := _CONSTANT.match(stmt):  # a weight the package carries: read as an input is
+            self.known.add(m.group(1))
             return
         if m := _RESET.match(stmt):
             if m.group(1) in self.known:

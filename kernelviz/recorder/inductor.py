@@ -203,6 +203,20 @@ def _on_code(code: str) -> None:
                           "a later cache hit of the same graph regenerates its code")
 
 
+def _on_package(archive: Any) -> None:
+    """An AOTInductor package written (``aoti_compile_and_package``): its file, the records of the kernels
+    lowered for it (AOT lowering writes no Python module, so they wait under no code key), and the seconds from
+    the start of lowering."""
+    with routing.lock:
+        records = [record for pending in _pending.values() for record in pending]
+        _pending.clear()
+        started = min(_started.values(), default=None)
+        _started.clear()
+    seconds = time.perf_counter() - started if started is not None else None
+    for recorder in routing.targets():
+        recorder.on_package(archive, records, seconds)
+
+
 def _key_of(compiled: Any) -> str | None:
     """The code key of a compiled module (kept while it lives)."""
     ident = id(compiled)
@@ -346,6 +360,14 @@ def _install_kept() -> Patches:
 def _install() -> Patches:
     patches = Patches()
 
+    def package_aoti(original):
+        def wrapper(archive_file, *args, **kwargs):
+            written = original(archive_file, *args, **kwargs)
+            routing.safely(_on_package, archive_file)
+            return written
+
+        return wrapper
+
     def find_guarded_entry(original):
         def wrapper(cls, *args, **kwargs):
             if not routing.targets():  # a thread no capture looks at: Inductor's own lookup
@@ -355,6 +377,7 @@ def _install() -> Patches:
         return classmethod(wrapper)
 
     patches.wrap("torch._inductor.codecache", "FxGraphCache", "find_guarded_entry", find_guarded_entry)
+    patches.wrap("torch._inductor.package", "", "package_aoti", package_aoti)
     traces.install(patches)
     dynamo.install(patches)
     return patches

@@ -26,7 +26,12 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
     """The graph model of one compiled module, with Inductor's metadata of its compile where known;
     ``lines``: this run's stack traces per record (None where unknown) and why they are unknown
     (by default the records' own); ``graph_id`` where the code does not name its graph (a C++ wrapper)."""
-    graph = parse_graph(code, graph_id)
+    return overlay(parse_graph(code, graph_id), records, cache, lines)
+
+
+def overlay(graph: Graph, records: list[KernelRecord] | None, cache: str,
+            lines: tuple[list[list[str] | None], str] | None = None) -> Graph:
+    """:func:`build_graph` of a graph already read (from a module's code, or from an AOTInductor package)."""
     graph.cache = cache
     if records is None:
         if any(k.metadata_from == "none" for k in graph.kernels):
@@ -44,7 +49,8 @@ def build_graph(code: str, records: list[KernelRecord] | None, cache: str,
             if not kernel.source and by_name[kernel.name][0].source:  # a C++ wrapper's binary-only Triton kernel
                 kernel.source = by_name[kernel.name][0].source
                 read_triton(kernel)
-                graph.warnings.remove(f"kernel {kernel.name}: {NO_SOURCE}")
+                said = f"kernel {kernel.name}: {NO_SOURCE}"
+                graph.warnings = [w for w in graph.warnings if w != said]  # an AOTInductor package's says none
     _fill_launches(graph, records)
     return graph
 

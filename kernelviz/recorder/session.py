@@ -12,10 +12,11 @@ from typing import Any
 
 from ..jiterator import recording as jiterator_calls
 from ..model import Capture, CudaGraphEvent, DynamoEvent, Graph, GraphRun, Tuning
+from ..parse.package import read_package
 from . import cudagraphs, distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
-from .overlay import build_graph
+from .overlay import build_graph, overlay
 from .specs import apply_snapshot, snapshot
 
 _RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
@@ -40,6 +41,8 @@ class Recorder:
         self.cudagraphs: list[tuple[CudaGraphEvent | None, str | None]] = []  # reduce-overhead's (None: a replay)
         self._config: contextlib.ExitStack | None = None
         self._ident: int | None = None
+        # AOTInductor packages written: (file, kernel records, compile seconds)
+        self.packages: list[tuple[Any, list[Any], float | None]] = []
 
     # Recorder protocol (see routing.Recorder) --------------------------------------------
     def _run(self, code: str, key: str, cache: str) -> GraphRun:
@@ -93,6 +96,9 @@ class Recorder:
     def on_cudagraph(self, event: CudaGraphEvent | None, key: str | None) -> None:
         if event is None or event.kind != "skip" or (event, key) not in self.cudagraphs:  # a skip told once
             self.cudagraphs.append((event, key))
+
+    def on_package(self, archive: Any, records: list[Any], seconds: float | None) -> None:
+        self.packages.append((archive, records, seconds))
 
     def knows(self, key: str | None, compile_id: str | None) -> bool:
         return key in self.runs or compile_id in self.compile_ids
@@ -188,6 +194,13 @@ class Recorder:
                 capture.warnings.append(f"a CUDA graph was left out ({event.kind}): {event.reason}{where}")
         if any(e is None or e.kind != "skip" for e, _ in self.cudagraphs):  # recorded or replayed: the pool
             capture.cudagraph_pool_bytes = cudagraphs.pool_bytes()
+        for archive, records, seconds in self.packages:
+            try:
+                for graph in read_package(archive).graphs:
+                    capture.graphs.append(overlay(graph, records, "compiled"))
+                    graph.compile_s = seconds
+            except Exception as exc:  # noqa: BLE001 - one bad package must not lose the others
+                capture.warnings.append(f"an AOTInductor package could not be read: {type(exc).__name__}: {exc}")
         name_cells(capture.graphs, capture.dynamo)
         distributed.resolve_groups(capture.graphs)
         if capture.step is not None and any(g.cache == "compiled" for g in capture.graphs):

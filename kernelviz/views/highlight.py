@@ -11,7 +11,7 @@ from functools import lru_cache
 from pygments import lexers
 from pygments.token import STANDARD_TYPES, Error
 
-from ..model import Kernel
+from ..model import Graph, Kernel
 
 _LEXERS = {"python": "PythonLexer", "cpp": "CppLexer", "cuda": "CudaLexer", "llvm": "LlvmLexer", "ptx": "PtxLexer",
            "gas": "GasLexer", "text": "TextLexer"}
@@ -26,6 +26,12 @@ def _lexer(lang: str):
 def language(kernel: Kernel) -> str:
     """The source language of a kernel: C++ for CPU kernels, CUDA C++ for jiterator's, Python (Triton) otherwise."""
     return {"cpp": "cpp", "jiterator": "cuda"}.get(kernel.kind, "python")
+
+
+def wrapper_language(graph: Graph) -> str | None:
+    """The language of a graph's wrapper where its view shows it highlighted: C++ for an AOTInductor package's
+    (its steps link to the lines), None for the Python ``call()`` (its steps are the view)."""
+    return "cpp" if graph.package is not None else None
 
 
 _PLAIN = {"", "w", "n", "p", "esc"}  # names, punctuation and white space are drawn unstyled

@@ -21,12 +21,12 @@ from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceL
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .findings import TOP, as_run_line, findings, html_list
-from .highlight import language, runs
+from .highlight import language, runs, wrapper_language
 from .memory import timeline
 from .names import column_level, short_name
 from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
-from .text import compile_story, dynamo_lines, headline, plural, size, timed_on
+from .text import compile_story, dynamo_lines, headline, package_line, plural, size, timed_on
 from .why import Sweep, cudagraph_lines, pool_line, sweep
 
 _CSS_FILE = Path(__file__).with_name("report.css")
@@ -215,9 +215,34 @@ _ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>);
 
 def _highlighted(kernel: Kernel) -> str:
     """The kernel's source as pygments-classed spans (the same tokens the panel draws), all escaped."""
-    spans = "".join(f'<span class="{cls}">{escape(text)}</span>' if cls else escape(text)
-                    for cls, text in runs(kernel.source, language(kernel)))
+    return _spans(kernel.source, language(kernel))
+
+
+def _spans(text: str, lang: str) -> str:
+    spans = "".join(f'<span class="{cls}">{escape(part)}</span>' if cls else escape(part)
+                    for cls, part in runs(text, lang))
     return f'<div class="highlight"><pre>{spans}</pre></div>'
+
+
+def package_view(graph: Graph) -> str:
+    """An AOTInductor package's facts, its constants (not their values) and its wrapper's ``run_impl``,
+    highlighted ("" for other graphs)."""
+    p, lang = graph.package, wrapper_language(graph)
+    if p is None:
+        return ""
+    rows = "".join("<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in (
+        c.name, c.fqn, c.kind, c.dtype or "?", f"[{', '.join(map(str, c.shape or []))}]", size(c.bytes))) + "</tr>"
+        for c in p.constants)
+    notes = "".join(f'<p class="kv-hint">{escape(n)}</p>' for n in p.notes)
+    lines, span = graph.code.splitlines(), graph.call_span
+    first, last = span if span and len(span) == 2 and 1 <= span[0] <= span[1] else (1, len(lines))
+    code = _spans("\n".join(lines[first - 1 : last]), lang) if lang and lines else ""
+    return (f'<p class="kv-hint">{escape(package_line(graph))}</p>{notes}'
+            f"<details><summary>{plural(len(p.constants), 'constant')}</summary><table class=\"kv-small\"><tr>"
+            "<th>name</th><th>module's name</th><th>kind</th><th>dtype</th><th>shape</th><th>bytes</th></tr>"
+            f"{rows}</table></details>"
+            + (f"<details><summary>C++ wrapper: run_impl, lines {first}-{last}</summary>{code}</details>"
+               if code else ""))
 
 
 def _timed(graph: Graph) -> str:
@@ -273,7 +298,7 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
             + html_list(capture, found, graph) + why_section(graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
             + launch_table(graph, capture.peaks, top) + counters_section(graph)
-            + (wrapper_view(graph) if top is None else "") + kernels)
+            + (wrapper_view(graph) + package_view(graph) if top is None else "") + kernels)
 
 
 def header(capture: Capture, found: list[Advice]) -> str:

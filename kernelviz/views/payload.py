@@ -27,14 +27,14 @@ from ..compressed import VALUES, Tail, compress, restored, split
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .groups import group_findings
-from .highlight import language, tokens
+from .highlight import language, tokens, wrapper_language
 from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
-from .text import dynamo_lines
+from .text import dynamo_lines, package_line
 from .why import cudagraph_lines, pool_line, sweeps
 
 ENCODING = "xz+base64"  # the value of "encoding" in the saved form
@@ -75,6 +75,11 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
             annex.setdefault("deep", {})[key] = kernel_extras(kernel, text=False)
         if hip:
             annex.setdefault("hip", {})[str(g)] = hip_view(graph, text=False)
+        if graph.package is not None:
+            annex.setdefault("packages", {})[str(g)] = package_line(graph)
+        if (lang := wrapper_language(graph)) and per_kernel and len(graph.code) <= budget:
+            budget -= len(graph.code)
+            annex.setdefault("wrapper", {})[str(g)] = list(tokens(graph.code, lang))
         line = timeline(graph)
         annex["memory"][str(g)] = {"steps": line.steps, "peak": line.peak, "peak_step": line.peak_step,
                                    "unknown": line.unknown}
@@ -107,7 +112,7 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
     kept = ("memory", "launches", "peaks_known", "findings", "groups", "dynamo", "sweeps", "cudagraphs",
-            "cudagraph_pool")
+            "cudagraph_pool", "packages")
     view = {key: data["view"][key] for key in kept if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 
@@ -254,5 +259,9 @@ def kernel_view(capture: Capture, key: str) -> dict[str, Any]:
 
 
 def graph_view(capture: Capture, index: str) -> dict[str, Any]:
-    """The HIP reading of one graph, by its index (the live widget's lazy request)."""
-    return {"hip": hip_view(capture.graphs[int(index)])}
+    """The HIP reading of one graph, by its index (the live widget's lazy request), and its wrapper's code with
+    its tokens where the wrapper view shows it (an AOTInductor package's C++)."""
+    graph = capture.graphs[int(index)]
+    lang = wrapper_language(graph)
+    wrapper = {"code": graph.code, "tokens": list(tokens(graph.code, lang))} if lang else None
+    return {"hip": hip_view(graph), "wrapper": wrapper}

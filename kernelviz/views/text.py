@@ -108,6 +108,18 @@ def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
     return out
 
 
+def package_line(graph: Graph) -> str:
+    """What the AOTInductor package a graph was read from holds, in one line ("" for other graphs)."""
+    p = graph.package
+    if p is None:
+        return ""
+    held = sum(c.bytes or 0 for c in p.constants)
+    built = ", ".join(f"{k}: {v}" for k, v in p.metadata.items() if v and k != "AOTI_PLATFORM")
+    return (f"AOTInductor package {p.path or '(read from memory)'}, model {p.model}: "
+            f"{plural(len(p.files), 'file')} ({size(sum(f.bytes for f in p.files))}), "
+            f"{plural(len(p.constants), 'constant')} ({size(held)}, values not kept)" + (f"; {built}" if built else ""))
+
+
 def timed_on(graph: Graph) -> str:
     """``timed on recreated inputs (made-up values for arg3_1)``: on what a graph's times were taken."""
     made_up = f" (made-up values for {', '.join(graph.made_up_values)})" if graph.made_up_values else ""
@@ -208,6 +220,7 @@ def summary(capture: Capture, width: int | None = None) -> str:
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
+        lines += _wrapped(package, width, "  ", "    ") if (package := package_line(graph)) else []
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]

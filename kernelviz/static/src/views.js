@@ -16,7 +16,7 @@ export const TABS = [
     id: "kernel", label: "Kernel",
     render: (ctx) => ctx.row ? kernelTab(ctx) : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
-  { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx.cap, ctx.graph) },
+  { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx) },
   { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
   { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
   { id: "findings", label: "Findings", render: findingsTab },

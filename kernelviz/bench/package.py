@@ -1,0 +1,132 @@
+"""Timing an AOTInductor package by running it (``torch._inductor.package.load_package``, which
+``aoti_load_package`` calls, with the model's name) on inputs made from its
+recorded specs. Its C++ run marks no launch, so on a GPU the device kernels of each run are joined to the
+launches by kernel name (a generated kernel runs as itself; the library kernels between two of them belong to the
+extern calls there); on the CPU nothing inside the run is seen, so only the whole run is timed."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..model import Graph, Launch, LaunchTiming
+from . import asrun
+from .errors import BenchError
+from .inputs import recreate
+
+WARMUP = 5
+CPU_LAUNCHES = ("an AOTInductor package's C++ kernels and ATen calls record nothing torch.profiler sees on the CPU "
+                "(the whole run is timed)")
+
+
+def bench_package(graph: Graph) -> None:
+    """Fill the graph's busy time, gap, per launch in-graph times (GPU) and as-run figures."""
+    import torch
+
+    runner = _load(graph)
+    try:
+        args, made_up = recreate(graph)
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+    graph.timed_on, graph.made_up_values = "recreated inputs", made_up
+
+    def call(inputs: list) -> Any:
+        return runner(*inputs)
+
+    def make_args() -> list:
+        return list(args)
+
+    try:
+        call(make_args())  # a first run: loading, first-call costs, and any error, before timing
+    except Exception as exc:  # noqa: BLE001 - the package's own error, in one line
+        raise BenchError(f"the package failed to run: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+    if graph.device == "cuda":
+        from .timers import GpuTimer
+
+        timer = GpuTimer(warmup=1)
+        found = timer.in_graph(call, lambda make: None, make_args)
+        graph.gpu_busy_ms = found.busy_ms
+        launched = join(graph.launches, found.kernels)
+        for launch in graph.launches:
+            ms, names = launched.get(launch.index, (None, []))
+            launch.timing = LaunchTiming(in_graph_ms=ms, unit="gpu", device_kernels=names,
+                                         share=ms / found.busy_ms if ms is not None and found.busy_ms else None)
+        total = sum(ms for ms, _ in launched.values())
+        graph.gap_ms = max(0.0, found.busy_ms - total) if found.busy_ms is not None else None
+        asrun.measure(graph, call, make_args, timer, total)
+        torch.cuda.synchronize()
+    else:
+        from .timers import CpuTimer
+
+        # the package's own OpenMP threads start cold beside torch's: its first runs can take 100x longer (seen:
+        # 220 ms, then 1 ms), so a few runs first and room for the fastest quarter to be its own
+        timer = CpuTimer(isolated_max_s=2.0)
+        for _ in range(WARMUP):
+            call(make_args())
+        asrun.measure(graph, call, make_args, timer, None)
+        graph.gpu_busy_ms, graph.gap_ms = graph.as_run.plain_ms, None  # the whole run: its one measure here
+        graph.warnings.append(f"timing: the time of each launch is unknown: {CPU_LAUNCHES}")
+        for launch in graph.launches:
+            launch.timing = LaunchTiming(unit="cpu", error=CPU_LAUNCHES)
+
+
+def join(launches: list[Launch], runs: list[list[tuple[str, int, int]]]) -> dict[int, tuple[float, list[str]]]:
+    """Per launch index: mean in-graph ms over the runs and the device kernels it ran. A device kernel named as a
+    generated kernel goes to the next launch of it; the others to the extern calls before that launch (one each
+    where there are as many, else all to the first of them)."""
+    totals: dict[int, float] = {}
+    names: dict[int, set[str]] = {}
+    for kernels in runs:
+        at, waiting = 0, []  # the next launch to look at; library kernels since the last generated one
+        for name, start, end in kernels:
+            match = next((launch.index for launch in launches[at:] if launch.kernel_name == name), None)
+            if match is None:
+                waiting.append((name, start, end))
+                continue
+            _to_externs(launches[at:match], waiting, totals, names)
+            waiting = []
+            totals[match] = totals.get(match, 0.0) + (end - start) / 1e6
+            names.setdefault(match, set()).add(name)
+            at = match + 1
+        _to_externs(launches[at:], waiting, totals, names)
+    reps = max(1, len(runs))
+    return {i: (ms / reps, sorted(names[i])) for i, ms in totals.items()}
+
+
+def _to_externs(launches: list[Launch], kernels: list[tuple[str, int, int]], totals: dict[int, float],
+                names: dict[int, set[str]]) -> None:
+    externs = [launch.index for launch in launches if launch.kernel_name is None]
+    if not externs or not kernels:
+        return
+    owners = externs if len(externs) == len(kernels) else [externs[0]] * len(kernels)
+    for owner, (name, start, end) in zip(owners, kernels):
+        totals[owner] = totals.get(owner, 0.0) + (end - start) / 1e6
+        names.setdefault(owner, set()).add(name)
+
+
+def _load(graph: Graph) -> Any:
+    """The package's model loaded for running; :class:`BenchError` with one line where it cannot be."""
+    import torch
+
+    package = graph.package
+    if not package.path or not os.path.isfile(package.path):
+        raise BenchError(f"the package file {package.path or '(read from memory)'} is not there to run: load it "
+                         "from its file")
+    if graph.device == "cuda" and not torch.cuda.is_available():
+        raise BenchError("a CUDA package: no GPU here")
+    try:
+        from torch._inductor.package import load_package
+    except ImportError:
+        raise BenchError(f"this torch ({torch.__version__}) cannot load AOTInductor packages "
+                         "(no torch._inductor.package.load_package)") from None
+    try:
+        if graph.device == "cuda":  # without the container's locking: a CUDA graph can capture its run
+            try:
+                return load_package(package.path, package.model, run_single_threaded=True)
+            except TypeError:  # a torch without it
+                pass
+        return load_package(package.path, package.model)
+    except Exception as exc:  # noqa: BLE001 - a package built by another torch or for another machine
+        raise BenchError(f"the package could not be loaded: {type(exc).__name__}: {str(exc).splitlines()[0]}") \
+            from None
+
