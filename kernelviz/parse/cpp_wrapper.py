@@ -50,7 +50,8 @@ _LONG = re.compile(r"(?<![\w.])(-?\d+)L{1,2}\b")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _TRAILING = ("stream", "kernels", "this->cubin_dir_", "this->device_idx_")
 # extern functions that do bookkeeping, not work
-_BOOKKEEPING = ("aoti_torch_empty_strided", "aoti_torch_new_tensor_handle", "aoti_torch_delete_tensor_object",
+_BOOKKEEPING = ("aoti_torch_empty_strided", "aoti_torch_new_tensor_handle", "aoti_torch_new_uninitialized_tensor",
+                "aoti_torch_delete_tensor_object",
                 "aoti_torch__reinterpret_tensor", "aoti_torch_get_", "aoti_torch_create_tensor_from_blob",
                 "aoti_torch_item_", "aoti_torch_alloc_", "aoti_torch_check_", "aoti_torch_grad_mode")
 
