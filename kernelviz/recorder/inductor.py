@@ -47,6 +47,7 @@ _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from 
 _fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
 _tunings: OrderedDict[str, list[Tuning]] = OrderedDict()  # code_key -> what was autotuned while lowering it
 _aot_names: OrderedDict[str, str] = OrderedDict()  # code_key -> AOTAutograd's graph name ("0_forward")
+_aot_lowered: list[tuple[float, list[KernelRecord]]] = []  # AOT lowerings' start and records, until packaged
 
 
 def _remembered(table: OrderedDict, key: str, load) -> Any:
@@ -208,10 +209,9 @@ def _on_package(archive: Any) -> None:
     lowered for it (AOT lowering writes no Python module, so they wait under no code key), and the seconds from
     the start of lowering."""
     with routing.lock:
-        records = [record for pending in _pending.values() for record in pending]
-        _pending.clear()
-        started = min(_started.values(), default=None)
-        _started.clear()
+        records = [record for _, pending in _aot_lowered for record in pending]
+        started = min((start for start, _ in _aot_lowered), default=None)
+        _aot_lowered.clear()
     seconds = time.perf_counter() - started if started is not None else None
     for recorder in routing.targets():
         recorder.on_package(archive, records, seconds)
@@ -297,8 +297,13 @@ def _install_kept() -> Patches:
 
     def init(original):
         def wrapper(self, *args, **kwargs):
-            _started[self] = time.perf_counter()
-            return original(self, *args, **kwargs)
+            _started[self] = started = time.perf_counter()
+            made = original(self, *args, **kwargs)
+            if getattr(self, "aot_mode", False):  # its records must outlive it: the package is written after
+                with routing.lock:
+                    _aot_lowered.append((started, _pending.setdefault(self, [])))
+                    del _aot_lowered[:-_MAX_REMEMBERED]
+            return made
 
         return wrapper
 
