@@ -24,10 +24,11 @@ RUNS = 20
 
 
 def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callable[[], list], timer: Any,
-            kernels_ms: float | None) -> None:
+            kernels_ms: float | None, no_replay: str | None = None) -> None:
     """Fill ``graph.as_run`` from runs of the un-instrumented ``call`` (``kernels_ms``: the launches'
     in-graph times added up; ``call`` is None for a graph in CUDA-graph mode, whose replay is
-    ``Graph.cudagraph_ms``); a figure that cannot be measured leaves one line in ``note``."""
+    ``Graph.cudagraph_ms``); a figure that cannot be measured leaves one line in ``note`` (``no_replay``: why
+    the call is not replayed as a CUDA graph, where it must not be)."""
     if call is None:
         return
     if timer.unit == "cpu":
@@ -40,6 +41,9 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
     run = AsRun("gpu", samples.median, samples.n, samples.spread, launch_cpu_ms=statistics.median(cpu),
                 kernels_ms=kernels_ms)
     graph.as_run = run
+    if no_replay is not None:
+        run.note = no_replay
+        return
     static = make_args()  # the inputs the replays read: held until they are done
     if (cpu := _cpu_input(graph, static)) is not None:
         # a captured kernel would read a host pointer (an attention backward's philox seed faults so on replay)
