@@ -84,15 +84,10 @@ def _check(path: str, captured, jit, figures: dict) -> None:
     assert kernel.metadata_from == "inductor" and kernel.source_nodes
     assert any(loc.file == __file__ for loc in kernel.locations)
 
-    cap.bench(progress=False)
-    figures["launches"] = [(launch.name, launch.timing and launch.timing.in_graph_ms,
-                            launch.timing and launch.timing.device_kernels) for launch in graph.launches]
-    figures.update(busy_ms=graph.gpu_busy_ms, gap_ms=graph.gap_ms, as_run=graph.as_run and graph.as_run.__dict__,
-                   warnings_after_bench=graph.warnings)
-    timed = [launch for launch in graph.launches if launch.timing and launch.timing.in_graph_ms]
-    assert {launch.index for launch in launched} <= {launch.index for launch in timed}
-    assert graph.gpu_busy_ms > 0 and graph.gap_ms is not None and graph.as_run.plain_ms > 0
-    assert sum(launch.timing.in_graph_ms for launch in timed) <= graph.gpu_busy_ms * 1.05
+    cap.bench(progress=False)  # refused in one line: torch's loader crashed the capturing process on an H200
+    figures["warnings_after_bench"] = graph.warnings
+    assert any(w.startswith("not timed: a CUDA package is not run in this process") for w in graph.warnings)
+    assert graph.gpu_busy_ms is None and all(launch.timing is None for launch in graph.launches)
 
     d = kernelviz.diff(jit, cap, labels=("jit", "aoti"))
     figures["diff"] = str(d)

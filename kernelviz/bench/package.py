@@ -113,8 +113,9 @@ def _load(graph: Graph) -> Any:
     if not package.path or not os.path.isfile(package.path):
         raise BenchError(f"the package file {package.path or '(read from memory)'} is not there to run: load it "
                          "from its file")
-    if graph.device == "cuda" and not torch.cuda.is_available():
-        raise BenchError("a CUDA package: no GPU here")
+    if graph.device == "cuda":  # torch's loader, run here, crashed the process (H200, torch 2.11): never here
+        raise BenchError("a CUDA package is not run in this process: torch's package loader crashed the process that "
+                         "captured it on an H200 (torch 2.11); time it with torch's own runner in a script")
     try:
         from torch._inductor.package import load_package
     except ImportError:
