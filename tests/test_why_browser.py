@@ -89,3 +89,22 @@ def test_why_tab_in_the_panel(tmp_path):
             if shots:
                 page.locator(".kv-detail").screenshot(path=str(shots / f"why_findings_{theme}.png"))
         assert page.errors == []
+
+
+@needs_browser
+def test_tabs_with_nothing_to_show_are_left_out(tmp_path):
+    """A CPU graph with nothing autotuned has no HIP reading (hipify maps CUDA code) and no Why; a CUDA graph has
+    HIP, and Why once it holds an autotuning: the panel shows the tabs Python listed."""
+    cpu = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
+    cuda = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    assert payload(cpu)["view"]["tabs"] == [] and payload(cuda)["view"]["tabs"] == ["hip"]
+    assert payload(_capture())["view"]["tabs"] == ["hip", "why"]
+    for name, cap in (("cpu", cpu), ("cuda", cuda), ("why", _capture())):
+        (tmp_path / name).mkdir()
+        site = panel_site(tmp_path / name, json.dumps(payload(cap)))
+        with serve(site) as url, chromium_page() as page:
+            page.goto(f"{url}/index.html")
+            page.wait_for_selector(".kv-tab[data-tab='kernel']")
+            shown = [b.get_attribute("data-tab") for b in page.locator(".kv-tabs .kv-tab").all()]
+            assert [t for t in shown if t in ("hip", "why")] == payload(cap)["view"]["tabs"]
+            assert page.errors == []

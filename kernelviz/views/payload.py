@@ -102,7 +102,15 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     data["view"]["cudagraphs"] = {str(g): lines for g, graph in enumerate(capture.graphs)
                                   if (lines := cudagraph_lines(graph))}
     data["view"]["cudagraph_pool"] = pool_line(capture)
+    data["view"]["tabs"] = shown_tabs(capture, data["view"])
     return data if per_kernel else live(data)
+
+
+def shown_tabs(capture: Capture, view: dict[str, Any]) -> list[str]:
+    """The panel's optional tabs that hold something for ``capture``: the HIP reading where a graph runs on CUDA
+    (hipify maps CUDA code), Why where something was autotuned or ran as CUDA graphs."""
+    tabs = ["hip"] if any(graph.device == "cuda" for graph in capture.graphs) else []
+    return tabs + (["why"] if view["sweeps"] or view["cudagraphs"] or view["cudagraph_pool"] else [])
 
 
 def live(data: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +120,7 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
     kept = ("memory", "launches", "peaks_known", "findings", "groups", "dynamo", "sweeps", "cudagraphs",
-            "cudagraph_pool", "packages")
+            "cudagraph_pool", "packages", "tabs")
     view = {key: data["view"][key] for key in kept if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 

@@ -1,6 +1,8 @@
 // The one place where the panel's views are composed: the tabs under the launch table.
 // A tab is { id, label, render(ctx) -> nodes, when(cap)? }; ctx is described in panel.js (tabContext). A tab
-// with `when` is shown only for the captures it holds for, and opens first there.
+// with `when` is shown only for the captures it holds for, and opens first there. An `optional` tab is shown where
+// the payload's view.tabs (Python's rule: kernelviz/views/payload.py, shown_tabs) lists it; an output saved before
+// that list was kept shows it always.
 // To add a view: write it as its own module and add it here.
 import { h } from "./dom.js";
 import { kernelTab } from "./detail.js";
@@ -18,12 +20,13 @@ export const TABS = [
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx) },
   { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
-  { id: "hip", label: "HIP (ROCm)", render: (ctx) => hipTab(ctx) },
+  { id: "hip", label: "HIP (ROCm)", optional: true, render: (ctx) => hipTab(ctx) },
   { id: "findings", label: "Findings", render: findingsTab },
-  { id: "why", label: "Why (autotuning, CUDA graphs)", render: whyTab },
+  { id: "why", label: "Why (autotuning, CUDA graphs)", optional: true, render: whyTab },
   { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
 
 /** The tabs shown for a capture, and the one it opens on. */
-export const tabsFor = (cap) => TABS.filter((t) => !t.when || t.when(cap));
+const listed = (cap, id) => !(cap && cap.view && cap.view.tabs) || cap.view.tabs.includes(id);
+export const tabsFor = (cap) => TABS.filter((t) => (!t.when || t.when(cap)) && (!t.optional || listed(cap, t.id)));
 export const firstTab = (cap) => (TABS.find((t) => t.when && t.when(cap)) || TABS[0]).id;
