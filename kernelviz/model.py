@@ -245,7 +245,8 @@ class OutputCheck(Record):
     dtype: str
     numel: int
     data: str | None = None  # base64 of the contiguous values (small outputs)
-    sample: str | None = None  # else: base64 of float64 values at evenly spaced flat positions
+    sample: str | None = None  # else: base64 of values at evenly spaced flat positions, of dtype ``sample_dtype``
+    sample_dtype: str | None = None  # None: float64 (a record from before the sample kept the output's dtype)
     total: float | None = None  # else: float64 sum and sum of absolute values
     abs_total: float | None = None
 

@@ -10,8 +10,8 @@ from math import inf, nan  # noqa: F401 - recorded values below may be inf or na
 
 import torch
 
-SMALL_BYTES = 16 * 1024  # outputs up to this size are kept whole; larger ones as a sample and sums
-SAMPLE = 512
+SMALL_BYTES = 1024  # outputs up to this size are kept whole; larger ones as a sample and sums
+SAMPLE = 128  # values kept of a larger output, in its own dtype (a saved notebook keeps every repro's: its bytes)
 TOLERANCE = {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2)}  # (rtol, atol); others (1e-4, 1e-5)
 
 
@@ -64,11 +64,11 @@ def _totals(flat):
     return float(finite.sum()), float(finite.abs().sum())
 
 
-def _sample(flat):
-    """Values at ``SAMPLE`` evenly spaced positions (integer arithmetic: exact for any size), as float64."""
-    count = min(SAMPLE, flat.numel())
+def _sample(flat, count=SAMPLE):
+    """Values at ``count`` evenly spaced positions (integer arithmetic: exact for any size)."""
+    count = min(count, flat.numel())
     at = torch.arange(count, device=flat.device) * (flat.numel() - 1) // max(count - 1, 1)
-    return flat[at].double()
+    return flat[at]
 
 
 def summarize(name, tensor):
@@ -78,7 +78,7 @@ def summarize(name, tensor):
         return {**out, "data": _raw(tensor)}
     flat = tensor.detach().reshape(-1)
     total, abs_total = _totals(flat)
-    return {**out, "sample": _raw(_sample(flat)), "total": total, "abs_total": abs_total}
+    return {**out, "sample": _raw(_sample(flat)), "sample_dtype": out["dtype"], "total": total, "abs_total": abs_total}
 
 
 def check(tensor, expected):
@@ -91,8 +91,10 @@ def check(tensor, expected):
         want = torch.frombuffer(bytearray(base64.b64decode(expected["data"])), dtype=getattr(torch, expected["dtype"]))
         got = flat.cpu()
     else:
-        want = torch.frombuffer(bytearray(base64.b64decode(expected["sample"])), dtype=torch.float64)
-        got = _sample(flat).cpu()
+        # a sample recorded before kernelviz kept it in the output's dtype is float64 (and 512 values)
+        dtype = getattr(torch, expected.get("sample_dtype") or "float64")
+        want = torch.frombuffer(bytearray(base64.b64decode(expected["sample"])), dtype=dtype)
+        got = _sample(flat, want.numel()).cpu()
         total, _ = _totals(flat)
         slack = 1e-4 * expected["abs_total"] + 1e-3
         if not math.isclose(total, expected["total"], rel_tol=0, abs_tol=slack):
