@@ -27,7 +27,7 @@ def test_a_large_output_is_kept_as_a_sample_in_its_dtype_and_a_change_is_caught(
         assert len(base64.b64decode(record["sample"])) == harness.SAMPLE * out.element_size()
         assert harness.check(out.clone(), record) is None
         changed = out.clone().reshape(-1)
-        at = (out.numel() - 1) // (harness.SAMPLE - 1) * 3  # the fourth sampled position
+        at = (out.numel() - 1) * 3 // (harness.SAMPLE - 1)  # the fourth sampled position
         changed[at] = ~changed[at] if dtype == torch.bool else changed[at] + 7
         assert harness.check(changed.view_as(out), record) is not None, dtype
 
@@ -54,6 +54,6 @@ def test_a_record_from_before_is_checked_as_it_was_made():
     record = _old_record("buf3", out)
     assert harness.check(out.clone(), record) is None
     changed = out.clone().reshape(-1)
-    changed[(out.numel() - 1) // 511 * 2] += 1.0  # its third sampled position, the sum kept
+    changed[(out.numel() - 1) * 2 // 511] += 1.0  # its third sampled position, the sum kept
     changed[1] -= 1.0
     assert "1 of 512 values differ" in harness.check(changed.view_as(out), record)
