@@ -3,7 +3,7 @@
 flags compared on the same cubins, capture(bench=True, repros=True)'s exit, wait_stages and wait_repros (a stack
 dump where one hangs), and a loaded GPT-2 backward's retime with the timing process's steps timestamped.
 
-    python benchmarks/prof_fast_gpu.py OUT_DIR [--skip-cnn] [--skip-retime]
+    python benchmarks/prof_fast_gpu.py OUT_DIR [--skip-cnn] [--skip-retime] [--stages-only]
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def stage_profile(step) -> None:
           f"{len(triton)} Triton kernels; workers {ir._WORKERS}, cpu_count {os.cpu_count()}, "
           f"affinity {len(os.sched_getaffinity(0))}, python {sys.version.split()[0]}")
     by = {}
-    for what, secs, rc, size in calls:
+    for what, secs, rc, _size in calls:
         by.setdefault((what, rc), []).append(secs)
     for (what, rc), secs in sorted(by.items()):
         print(f"  tool {what!r} rc={rc}: {len(secs)} calls, sum {sum(secs):.2f} s, median {statistics.median(secs):.3f}"
@@ -154,6 +154,40 @@ def stage_profile(step) -> None:
     print(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True).stdout.rstrip())
 
 
+def before_after(step) -> None:
+    """Cold stages of the step with each cubin disassembled alone (as before), then in merged groups (now), and
+    whether every kernel's SASS is the same."""
+    sass, real_batches, runs = {}, ir.batches, []
+    real_run = stages.subprocess.run
+
+    def counted(command, **kw):
+        runs.append(1)
+        return real_run(command, **kw)
+
+    stages.subprocess.run = counted
+    try:
+        for label, batches in (("each cubin alone (before)", lambda *a: []), ("merged groups (now)", real_batches)):
+            ir.batches = batches
+            runs.clear()
+            with bench_light.sass_kept_in(tempfile.mkdtemp(prefix="kv-sass-")):
+                cap, body, exit_s = bench_light.captured(step)
+                start = time.perf_counter()
+                cap.wait_stages()
+                ready = time.perf_counter() - start
+            sass[label] = {k.name: next((s.text for s in k.ir.stages if s.name == "sass"), None)
+                           for k in cap.kernels if k.ir}
+            print(f"[stages cold, {label}] capture() exit {exit_s:.2f} s, stages +{ready:.2f} s after it; "
+                  f"{len(runs)} disassembler runs", flush=True)
+    finally:
+        ir.batches, stages.subprocess.run = real_batches, real_run
+    a, b = sass.values()
+    same = sum(1 for name in a if a[name] is not None and a[name] == b.get(name))
+    print(f"  SASS the same for {same} of {sum(1 for v in a.values() if v is not None)} kernels", flush=True)
+    for name in a:
+        if a[name] != b.get(name):
+            (OUT / f"differs_{name}.txt").write_text(f"{a[name]}\n=====\n{b.get(name)}")
+
+
 def bench_light_compiled(graph):
     from kernelviz.conductor import _compiled
 
@@ -189,6 +223,8 @@ real_follow = isolation._follow
 def follow(proc, *a, **k):
     src = proc.stdout
     class Tee:
+        def close(self):
+            src.close()
         def __iter__(self):
             for line in src:
                 marks.append((time.perf_counter(), line.strip()[:60]))
@@ -247,6 +283,9 @@ def main() -> None:
         step()
         torch.cuda.synchronize()
         print(f"resnet50 step compiled and run in {time.perf_counter() - t:.1f} s", flush=True)
+        if "--stages-only" in sys.argv:
+            before_after(step)
+            return
         stage_profile(step)
         sys.stdout.flush()
         repros_exit(step)
