@@ -45,8 +45,11 @@ class Part:
     constant0: tuple[bytes, int, int] | None  # its .nv.constant0.<name>: bytes, flags, align
     attributes: bytes  # its entries in the file's .nv.info (each names the kernel's symbol)
     old: dict[int, str]  # its symbols the attributes name: index -> "function" or "constant0"
-    key: tuple  # cubins merge only with cubins of the same key (ELF identity, flags, shared symbols)
+    key: tuple  # cubins merge only with cubins of the same key (ELF identity, flags, compatibility, target, shared
+    # symbols)
     shared: list[tuple[str, int, int, int]]  # the other non-local symbols: name, info, other, size
+    notes: dict[str, tuple[bytes, int, int]]  # its notes: bytes, flags, align (the toolkit's: ptxas's options, which
+    # the code listing does not read: the first part's stands for all)
     data: bytes = b""  # the cubin itself
 
 
@@ -113,12 +116,12 @@ def _part(data: bytes, sections: list[tuple[str, int, int, int, int, int]]) -> P
 
     constant0 = (body(f".nv.constant0.{name}"), *_section_flags(data, constant_at)) if constant_at else None
     attributes = b"".join(entry for entry, first in _entries(body(".nv.info")) if first in old)
-    notes = tuple((section, body(section), *_section_flags(data, by_name[section])) for section in _NOTES
-                  if section in by_name)
+    notes = {section: (body(section), *_section_flags(data, by_name[section])) for section in _NOTES
+             if section in by_name}
     key = (data[4:16], struct.unpack_from("<H", data, 0x10)[0], struct.unpack_from("<I", data, 0x30)[0],
-           body(".nv.compat"), notes, tuple(shared))
+           body(".nv.compat"), notes.get(".note.nv.cuinfo"), tuple(shared))
     return Part(name, data[offset: offset + size], flags, info, align, (sym[1], sym[2], sym[4]), out_lines,
-                body(f".nv.info.{name}"), constant0, attributes, old, key, shared)
+                body(f".nv.info.{name}"), constant0, attributes, old, key, shared, notes)
 
 
 def _entries(info: bytes):
@@ -210,9 +213,8 @@ def merged(parts: list[Part]) -> bytes:
     headers.append((".nv.info", _NV_INFO, 0, b"".join(_renamed(p.attributes, names[i]) for i, p in enumerate(parts)),
                     3, 0, 4, 0))
     headers.append((".nv.compat", _NV_COMPAT, 0, parts[0].key[3], 0, 0, 4, 0))
-    notes = {name: (data, flags, align) for name, data, flags, align in parts[0].key[4]}
     for i, name in enumerate(_NOTES):  # the target's note links to the toolkit's, as Triton's cubins have it
-        data, flags, align = notes.get(name, (b"", 0, 4))
+        data, flags, align = parts[0].notes.get(name, (b"", 0, 4))
         headers.append((name, _NOTE, flags, data, 10 if i else 0, 9 if i else 0, align, 0))
     for i, p in enumerate(parts):
         headers.append((f".nv.info.{p.name}", _NV_INFO, 0x40, _renamed(p.info, names[i], (_PARAM_CBANK,)), 3,
