@@ -33,8 +33,8 @@ def test_a_cubin_that_is_not_one_is_left_alone():
 
 def test_split_renumbers_each_kernels_labels_from_zero():
     part = merge.part(CUBINS[0].read_bytes())
-    text = (f"\t.target\tsm_90a\n\n//--------------------- .text.{part.name} ---\n.L_x_7:\n  BRA `(.L_x_31);\n.L_x_31:\n"
-            "\n//--------------------- SYMBOLS ---\n")
+    text = (f"\t.target\tsm_90a\n\n//--------------------- .text.{part.name} ---\n.L_x_7:\n  BRA `(.L_x_31);\n"
+            ".L_x_31:\n\n//--------------------- SYMBOLS ---\n")
     assert merge.split(text, [part])[part.name] == (f"\t.target\tsm_90a\n\n//--------------------- .text.{part.name} "
                                                    "---\n.L_x_0:\n  BRA `(.L_x_1);\n.L_x_1:\n\n"
                                                    "//--------------------- SYMBOLS ---\n")
@@ -46,10 +46,17 @@ def test_sass_of_a_merged_run_is_each_cubins_own(tmp_path, monkeypatch):
     nvdisasm = stages._tool("nvdisasm")
     own = {path: subprocess.run([nvdisasm, "-c", "-gi", str(path)], capture_output=True, text=True,
                                 check=True).stdout for path in CUBINS}
-    groups = stages.batches(CUBINS, workers=2)
-    assert sorted(position for group in groups for position, _ in group) == list(range(len(CUBINS)))
+    again = tmp_path / "again"  # a kernel of the same name as another's (of another graph): never in its file
+    again.mkdir(exist_ok=True)
+    (again / "ln1.cubin").write_bytes((FIXTURES / "lnx.cubin").read_bytes().replace(b"kern_ln_x", b"kern_ln_1"))
+    cubins = [*CUBINS, again / "ln1.cubin"]
+    own[cubins[-1]] = subprocess.run([nvdisasm, "-c", "-gi", str(cubins[-1])], capture_output=True, text=True,
+                                     check=True).stdout
+    groups = stages.batches(cubins, workers=2)
+    assert sorted(position for group in groups for position, _ in group) == list(range(len(cubins)))
+    assert all(len({part.name for _, part in group}) == len(group) for group in groups)
     for group in groups:
         stages.disassemble_batch([part for _, part in group])
-    for path in CUBINS:
+    for path in cubins:
         assert stages._kept_sass(path.read_bytes(), nvdisasm) == ("nvdisasm -c -gi", own[path])
         assert stages.disassemble(path) == ("nvdisasm -c -gi", own[path])

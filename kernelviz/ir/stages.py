@@ -185,7 +185,16 @@ def batches(cubins: list[bytes | Path | None], workers: int) -> list[list[tuple[
         if data is not None and _kept_sass(data, nvdisasm) is None and (part := merge.part(data)) is not None:
             groups.setdefault(part.key, []).append((position, part))
     size = max(1, -(-sum(map(len, groups.values())) // max(workers, 1)))
-    return [group[i: i + size] for group in groups.values() for i in range(0, len(group), size)]
+    out: list[list[tuple[int, merge.Part]]] = []
+    for group in groups.values():
+        chunks: list[list[tuple[int, merge.Part]]] = []
+        for item in group:  # two kernels of one name (of two graphs) never share a file
+            chunk = next((c for c in chunks if len(c) < size and all(p.name != item[1].name for _, p in c)), None)
+            if chunk is None:
+                chunks.append(chunk := [])
+            chunk.append(item)
+        out += chunks
+    return out
 
 
 def disassemble_batch(parts: list[merge.Part]) -> None:
