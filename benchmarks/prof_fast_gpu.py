@@ -164,9 +164,22 @@ def before_after(step) -> None:
         runs.append(1)
         return real_run(command, **kw)
 
+    def explained(cubins, workers):
+        groups = real_batches(cubins, workers)
+        from kernelviz.ir import merge
+
+        datas = [c if isinstance(c, bytes) else c.read_bytes() for c in cubins if c is not None]
+        alone = [d for d in datas if merge.part(d) is None]
+        keys = {p.key for g in groups for _, p in g}
+        print(f"  cubins {len(datas)}: {sum(map(len, groups))} merged in {len(groups)} groups of {len(keys)} kinds, "
+              f"{len(alone)} not mergeable (first kept in OUT/alone_*.cubin)", flush=True)
+        for i, data in enumerate(alone[:4]):
+            (OUT / f"alone_{i}.cubin").write_bytes(data)
+        return groups
+
     stages.subprocess.run = counted
     try:
-        for label, batches in (("each cubin alone (before)", lambda *a: []), ("merged groups (now)", real_batches)):
+        for label, batches in (("each cubin alone (before)", lambda *a: []), ("merged groups (now)", explained)):
             ir.batches = batches
             runs.clear()
             with bench_light.sass_kept_in(tempfile.mkdtemp(prefix="kv-sass-")):
