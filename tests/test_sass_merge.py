@@ -18,9 +18,13 @@ CUBINS = sorted(FIXTURES.glob("*.cubin"))
 
 def test_merged_file_holds_every_kernel_with_its_facts():
     parts = [merge.part(path.read_bytes()) for path in CUBINS]
-    assert all(parts) and len({p.key for p in parts}) == 1
+    assert all(parts)  # a reduction of Triton's too (its .rela.text.<name> is empty)
     alone = {k.name: k for path in CUBINS for k in cubin_kernels(path.read_bytes())}
-    together = {k.name: k for k in cubin_kernels(merge.merged(parts))}
+    groups = {}
+    for part in parts:
+        groups.setdefault(part.key, []).append(part)
+    assert len(groups) == 3  # ptxas 13.5's; Triton's pointwise kernel and its reduction (their ELF flags differ)
+    together = {k.name: k for group in groups.values() for k in cubin_kernels(merge.merged(group))}
     assert together.keys() == alone.keys() and len(together) == len(CUBINS)
     for name, kernel in together.items():
         assert (kernel.registers, kernel.shared_bytes) == (alone[name].registers, alone[name].shared_bytes)

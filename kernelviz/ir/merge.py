@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .cubin import CubinError, _sections
 
-_SYMTAB, _RELA, _NOTE = 2, 4, 7
+_SYMTAB, _RELA, _NOTE, _NOBITS = 2, 4, 7, 8
 _LINES = (".debug_line", ".nv_debug_line_sass")  # what -gi reads besides the code
 _DROPPED_RELA = (".rela.debug_frame", ".rela.nv.constant4")  # of sections the code listing does not read
 _SECTION, _FUNC = 3, 2
@@ -43,6 +43,7 @@ class Part:
     # type, addend)
     info: bytes  # its .nv.info.<name> (the kernel's attributes)
     constant0: tuple[bytes, int, int] | None  # its .nv.constant0.<name>: bytes, flags, align
+    shared_memory: tuple[int, int, int]  # its .nv.shared.<name> (no bytes in the file): size, flags, align
     attributes: bytes  # its entries in the file's .nv.info (each names the kernel's symbol)
     old: dict[int, str]  # its symbols the attributes name: index -> "function" or "constant0"
     key: tuple  # cubins merge only with cubins of the same key (ELF identity, flags, compatibility, target, shared
@@ -88,7 +89,7 @@ def _part(data: bytes, sections: list[tuple[str, int, int, int, int, int]]) -> P
     for section, kind, offset, size, info, _ in sections:
         if kind != _RELA:
             continue
-        if section in _DROPPED_RELA:
+        if section in _DROPPED_RELA or size == 0:  # an empty one: Triton's reductions have .rela.text.<name>
             continue
         target = sections[info & 0xFFFFFF][0] if (info & 0xFFFFFF) < len(sections) else ""
         if target not in _LINES:
@@ -115,13 +116,15 @@ def _part(data: bytes, sections: list[tuple[str, int, int, int, int, int]]) -> P
         return data[sections[at][2]: sections[at][2] + sections[at][3]] if at is not None else b""
 
     constant0 = (body(f".nv.constant0.{name}"), *_section_flags(data, constant_at)) if constant_at else None
+    shared_at = by_name.get(f".nv.shared.{name}")
+    shared_memory = (sections[shared_at][3], *_section_flags(data, shared_at)) if shared_at else (0, 3, 16)
     attributes = b"".join(entry for entry, first in _entries(body(".nv.info")) if first in old)
     notes = {section: (body(section), *_section_flags(data, by_name[section])) for section in _NOTES
              if section in by_name}
     key = (data[4:16], struct.unpack_from("<H", data, 0x10)[0], struct.unpack_from("<I", data, 0x30)[0],
            body(".nv.compat"), notes.get(".note.nv.cuinfo"), tuple(shared))
     return Part(name, data[offset: offset + size], flags, info, align, (sym[1], sym[2], sym[4]), out_lines,
-                body(f".nv.info.{name}"), constant0, attributes, old, key, shared, notes)
+                body(f".nv.info.{name}"), constant0, shared_memory, attributes, old, key, shared, notes)
 
 
 def _entries(info: bytes):
@@ -172,8 +175,9 @@ def merged(parts: list[Part]) -> bytes:
     line tables, each symbol an attribute or relocation names renamed to its place in this file."""
     count = len(parts)
     # sections: 0 null, 1 .shstrtab, 2 .strtab, 3 .symtab, 4-5 line tables, 6-7 their relocations, 8 .nv.info,
-    # 9 .nv.compat, 10-11 the notes, then per part: its .nv.info.<name>, its code, its parameter bank
-    at = [12 + 3 * i for i in range(count)]  # each part's .nv.info.<name>; its code follows, then its bank
+    # 9 .nv.compat, 10-11 the notes, then per part: its .nv.info.<name>, its code, its parameter bank, its static
+    # shared memory
+    at = [12 + 4 * i for i in range(count)]  # each part's .nv.info.<name>; its code, bank and shared memory follow
     strtab, symbols = [b"\0"], [struct.pack("<IBBHQQ", 0, 0, 0, 0, 0, 0)]
 
     def symbol(name: str, info: int, other: int, shndx: int, size: int) -> int:
@@ -224,18 +228,21 @@ def merged(parts: list[Part]) -> bytes:
                         p.text_align, 0))
         bank, flags, align = p.constant0 if p.constant0 is not None else (b"", 0, 4)
         headers.append((f".nv.constant0.{p.name}", 1, flags, bank, 0, at[i] + 1, align, 0))
+        size, flags, align = p.shared_memory
+        headers.append((f".nv.shared.{p.name}", _NOBITS, flags, size, 0, at[i] + 1, align, 0))
     shstrtab = b"".join(name.encode() + b"\0" for name, *_ in headers)
     headers[1] = headers[1][:3] + (shstrtab,) + headers[1][4:]
     body, offsets, name_at = bytearray(64), [], 0
-    for _, _, _, data, _, _, align, _ in headers:
+    for _, kind, _, data, _, _, align, _ in headers:
         body += b"\0" * (-len(body) % max(align, 1))
         offsets.append(len(body))
-        body += data
+        body += data if kind != _NOBITS else b""
     body += b"\0" * (-len(body) % 8)
     shoff = len(body)
     for (name, kind, flags, data, link, info, align, entsize), offset in zip(headers, offsets):
-        body += struct.pack("<IIQQQQIIQQ", name_at, kind, flags, 0, offset if kind else 0, len(data), link, info,
-                            align, entsize)
+        size = data if kind == _NOBITS else len(data)
+        body += struct.pack("<IIQQQQIIQQ", name_at, kind, flags, 0, offset if kind else 0, size, link, info, align,
+                            entsize)
         name_at += len(name.encode()) + 1
     ident, e_type, e_flags = parts[0].key[:3]
     body[0:64] = b"\x7fELF" + ident + struct.pack("<HHIQQQIHHHHHH", e_type, _EM_CUDA, 1, 0, 0, shoff, e_flags, 64,
