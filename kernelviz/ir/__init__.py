@@ -135,7 +135,11 @@ def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
 
     with ThreadPoolExecutor(_WORKERS) as pool:
         waits: list[Future | None] = [None] * len(jobs)
-        for group in batches([job.cubin for job in jobs], _WORKERS):
+        try:
+            groups = batches([job.cubin for job in jobs], _WORKERS)
+        except Exception:  # noqa: BLE001 - merging only saves time: each kernel is then disassembled alone
+            groups = []
+        for group in groups:
             future = pool.submit(batch, [part for _, part in group])
             for position, _ in group:
                 waits[position] = future
