@@ -64,3 +64,36 @@ def test_sass_of_a_merged_run_is_each_cubins_own(tmp_path, monkeypatch):
     for path in cubins:
         assert stages._kept_sass(path.read_bytes(), nvdisasm) == ("nvdisasm -c -gi", own[path])
         assert stages.disassemble(path) == ("nvdisasm -c -gi", own[path])
+
+
+def test_read_jobs_disassembles_a_group_in_one_run_and_each_kernel_reads_its_own(tmp_path, monkeypatch):
+    """A stand-in disassembler that lists each kernel of the file it is given (name and registers, read from the
+    ELF): three Triton kernels' stages read by ``read_jobs`` take one run, and each kernel's SASS is its own."""
+    import sys
+
+    from kernelviz import ir
+    from kernelviz.ir import StageJob, read_jobs
+    from kernelviz.model import Kernel, KernelIR
+
+    calls = tmp_path / "calls"
+    tool = tmp_path / "nvdisasm"
+    tool.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(Path(stages.__file__).parents[2])!r})\n"
+                    "from kernelviz.ir.cubin import cubin_kernels\n"
+                    f"open({str(calls)!r}, 'a').write('run\\n')\n"
+                    "print('\\t.target\\tsm_90a\\n')\n"
+                    "for k in cubin_kernels(open(sys.argv[-1], 'rb').read()):\n"
+                    "    print(f'//--------------------- .text.{k.name} ---\\n.L_x_5:\\n  /*0000*/ EXIT ; '\n"
+                    "          f'// {k.registers}')\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr(stages, "_tool", lambda name: str(tool) if name == "nvdisasm" else None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ir, "_WORKERS", 1)  # one group for them all
+    cubins = [FIXTURES / name for name in ("ln1.cubin", "ln2.cubin", "lnx.cubin")]
+    kernels = [Kernel(name=merge.part(c.read_bytes()).name, kind="triton", source="") for c in cubins]
+    jobs = [StageJob(k, KernelIR(), lambda c=c: ({"sass": stages.disassemble(c)[1]}, {"sass": "nvdisasm -c -gi"},
+                                                  []), c) for k, c in zip(kernels, cubins)]
+    read_jobs(jobs)
+    assert calls.read_text().count("run") == 1
+    for job, kernel in zip(jobs, kernels):
+        sass = next(s for s in job.ir.stages if s.name == "sass").text
+        assert f".text.{kernel.name} " in sass and ".L_x_0:" in sass and sass.count(".text.") == 1
