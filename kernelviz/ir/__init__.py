@@ -25,9 +25,11 @@ from .stages import (
     FILE_STAGES,
     OPTION_KEYS,
     StageError,
+    batches,
     binary_folder,
     cache_roots,
     disassemble,
+    disassemble_batch,
     disassemble_bytes,
     folder_key,
     keep,
@@ -45,6 +47,7 @@ class StageJob(NamedTuple):
     kernel: Kernel
     ir: KernelIR
     texts: Callable[[], tuple[dict[str, str], dict[str, str], list[str]]]
+    cubin: bytes | Path | None = None  # its binary, disassembled with others first (``stages.batches``)
 
 
 def read_stages(graph: Graph, compiled: Any = None) -> None:
@@ -79,12 +82,12 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
         meta = getattr(obj, "triton_meta", None)
         device = meta.get("device", 0) if isinstance(meta, dict) else 0
         try:
-            kernel.ir, texts = kernel_facts(kernel, obj, limits, cache_roots(device if isinstance(device, int) else 0,
-                                                                             seen))
+            kernel.ir, texts, cubin = kernel_facts(kernel, obj, limits,
+                                                   cache_roots(device if isinstance(device, int) else 0, seen))
         except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
             kernel.ir, texts = KernelIR(notes=[f"stages not read: {type(exc).__name__}: {exc}"]), None
         if texts is not None:
-            jobs.append(StageJob(kernel, kernel.ir, texts))
+            jobs.append(StageJob(kernel, kernel.ir, texts, cubin))
     return jobs
 
 
@@ -110,20 +113,37 @@ def _cubin_jobs(graph: Graph, kernels: list[Kernel]) -> list[StageJob]:
             found = {"ptx": ptx.read_text(errors="replace")} if ptx.is_file() else {}
             return _with_sass(found, {stage: str(ptx) for stage in found}, [], lambda: disassemble(cubin))
 
-        jobs.append(StageJob(kernel, kernel.ir, texts))
+        jobs.append(StageJob(kernel, kernel.ir, texts, cubin))
     return jobs
 
 
 def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
-    """Read the stages' texts of :func:`stage_jobs`' kernels (the SASS disassembler runs as a process per kernel),
-    each once ``go`` is set where one is given."""
-    def one(job: StageJob) -> None:
+    """Read the stages' texts of :func:`stage_jobs`' kernels, each once ``go`` is set where one is given: their
+    cubins disassembled a group at a time first (a process per group), each kernel's texts read and linked as soon
+    as its group's SASS is kept."""
+    def batch(parts: list) -> None:
+        if go is not None:
+            go.wait()
+        disassemble_batch(parts)
+
+    def one(job: StageJob, before: Future | None) -> None:
+        if before is not None:
+            before.exception()  # its group disassembled (or failed: its own run follows)
         if go is not None:
             go.wait()
         _add_texts(job)
 
     with ThreadPoolExecutor(_WORKERS) as pool:
-        list(pool.map(one, jobs))
+        waits: list[Future | None] = [None] * len(jobs)
+        try:
+            groups = batches([job.cubin for job in jobs], _WORKERS)
+        except Exception:  # noqa: BLE001 - merging only saves time: each kernel is then disassembled alone
+            groups = []
+        for group in groups:
+            future = pool.submit(batch, [part for _, part in group])
+            for position, _ in group:
+                waits[position] = future
+        list(pool.map(one, jobs, waits))
 
 
 class StageReading:
@@ -182,31 +202,32 @@ def _add_texts(job: StageJob) -> None:
 def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None, roots: list[str] | None = None) -> KernelIR:
     """The stages and binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``
     (:func:`kernel_facts`, then the stages' texts)."""
-    ir, texts = kernel_facts(kernel, obj, limits, roots)
+    ir, texts, _ = kernel_facts(kernel, obj, limits, roots)
     if texts is not None:
         _add_texts(StageJob(kernel, ir, texts))
     return ir
 
 
 def kernel_facts(kernel: Kernel, obj: Any, limits: DeviceLimits | None,
-                 roots: list[str] | None = None) -> tuple[KernelIR, Callable[[], Any] | None]:
-    """The binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``, and how to read its
-    stages' texts (None where there are none to read): from the binary in memory where the launcher holds it
-    (Triton's own launcher), else from Triton's cache folder in ``roots`` (Inductor's static launcher keeps none).
+                 roots: list[str] | None = None) -> tuple[KernelIR, Callable[[], Any] | None, bytes | Path | None]:
+    """The binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``, how to read its
+    stages' texts (None where there are none to read) and its cubin (where found): from the binary in memory where
+    the launcher holds it (Triton's own launcher), else from Triton's cache folder in ``roots`` (Inductor's static
+    launcher keeps none).
     Registers, spills, shared memory and occupancy come from the launcher whether or not the stages are found."""
     ir = KernelIR()
     launchers = getattr(obj, "launchers", None) or []
     if len(launchers) != 1:
         ir.notes.append(f"{len(launchers)} launchers: the kernel has not run (autotuning picks one when it does): "
                         "run the compiled code inside the capture to see what it compiled to")
-        return ir, None
+        return ir, None, None
     launcher = launchers[0]
     ir.num_regs, ir.num_spills, ir.shared_bytes = (_int(getattr(launcher, a, None)) for a in ("n_regs", "n_spills",
                                                                                               "shared"))
     ir.cache_hash = getattr(launcher, "cache_hash", None)
     ir.file = getattr(obj, "filename", None)
     ir.line_offset = _line_offset(ir.file, kernel.source)
-    meta, texts = _source(kernel.name, _binary(obj, launcher, ir.cache_hash), ir, roots)
+    meta, texts, cubin = _source(kernel.name, _binary(obj, launcher, ir.cache_hash), ir, roots)
     ir.options = {k: meta[k] for k in OPTION_KEYS if k in meta}
     warps = meta.get("num_warps") or getattr(getattr(launcher, "config", None), "num_warps", None)
     if limits is not None and isinstance(warps, int) and warps > 0 and ir.num_regs is not None:
@@ -214,7 +235,7 @@ def kernel_facts(kernel: Kernel, obj: Any, limits: DeviceLimits | None,
         ir.occupancy = occupancy(limits, num_warps=warps, regs=ir.num_regs, shared=shared)
     elif limits is None:
         ir.notes.append("occupancy unknown: the device's limits could not be read")
-    return ir, texts
+    return ir, texts, cubin
 
 
 def _binary(obj: Any, launcher: Any, cache_hash: str | None) -> Any:
@@ -231,9 +252,10 @@ def _binary(obj: Any, launcher: Any, cache_hash: str | None) -> Any:
     return None
 
 
-def _source(name: str, binary: Any, ir: KernelIR, roots: list[str] | None) -> tuple[dict, Callable[[], Any] | None]:
-    """Triton's metadata of the launcher's binary, and how to read its stages' texts (what it gives: the texts,
-    where each came from, notes on what is missing); None where they cannot be found (said in ``ir.notes``)."""
+def _source(name: str, binary: Any, ir: KernelIR,
+            roots: list[str] | None) -> tuple[dict, Callable[[], Any] | None, bytes | Path | None]:
+    """Triton's metadata of the launcher's binary, how to read its stages' texts (what it gives: the texts, where
+    each came from, notes on what is missing; None where they cannot be found, said in ``ir.notes``), its cubin."""
     asm = getattr(binary, "asm", None)
     if asm is not None and isinstance(asm.get("ttir"), str):  # Triton's launcher: the binary in memory
         def in_memory() -> tuple[dict[str, str], dict[str, str], list[str]]:
@@ -243,15 +265,16 @@ def _source(name: str, binary: Any, ir: KernelIR, roots: list[str] | None) -> tu
             return _with_sass(texts, {stage: "Triton's compiled kernel" for stage in texts}, notes,
                               (lambda: disassemble_bytes(cubin, name)) if isinstance(cubin, bytes) else None)
 
-        return _as_dict(getattr(binary, "metadata", None)), in_memory
+        cubin = asm.get("cubin")
+        return _as_dict(getattr(binary, "metadata", None)), in_memory, cubin if isinstance(cubin, bytes) else None
     if not ir.cache_hash:
         ir.notes.append("this torch's launcher does not say which Triton binary it runs (no cache_hash)")
-        return {}, None
+        return {}, None, None
     try:
         folder, meta = binary_folder(ir.cache_hash, name, roots)
     except StageError as exc:
         ir.notes.append(str(exc))
-        return {}, None
+        return {}, None, None
 
     def in_cache() -> tuple[dict[str, str], dict[str, str], list[str]]:
         texts, notes = {}, []
@@ -263,7 +286,7 @@ def _source(name: str, binary: Any, ir: KernelIR, roots: list[str] | None) -> tu
         return _with_sass(texts, {stage: "Triton's cache" for stage in texts}, notes,
                           lambda: disassemble(folder / f"{name}.cubin"))
 
-    return meta, in_cache
+    return meta, in_cache, folder / f"{name}.cubin"
 
 
 def _with_sass(texts: dict[str, str], tools: dict[str, str], notes: list[str],

@@ -29,19 +29,19 @@ def stage_positions(stage: str, text: str) -> Positions:
 
 def stage_lines(stage: str, text: str, file: str, positions: Positions | None = None) -> Lines:
     """Lines of ``file`` (1-based) behind each line of ``text``, a stage named ``stage``."""
-    base = os.path.basename(file)
-    return [_keep(found, base) for found in (stage_positions(stage, text) if positions is None else positions)]
+    base, named = os.path.basename(file), {}
+    return [_keep(found, base, named) for found in (stage_positions(stage, text) if positions is None else positions)]
 
 
 def helper_lines(positions: Positions, file: str | None) -> list[list[str]]:
     """Per stage line, the positions in other files than the kernel's own (Inductor's ``triton_helpers.py``,
     Triton's ``standard.py``, libdevice) as ``"name.py:line"``, innermost first, at most ``MAX_HELPERS``."""
-    base = os.path.basename(file or "")
+    base, named = os.path.basename(file or ""), {}
     out = []
     for found in positions:
-        names = [f"{os.path.basename(path)}:{line}" for path, line in found
-                 if line > 0 and path and os.path.basename(path) != base]
-        out.append(list(dict.fromkeys(names))[:MAX_HELPERS])
+        names = [f"{_base(path, named)}:{line}" for path, line in found
+                 if line > 0 and path and _base(path, named) != base]
+        out.append(list(dict.fromkeys(names))[:MAX_HELPERS] if names else [])
     return out
 
 
@@ -56,8 +56,15 @@ def guess_file(ttir: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _keep(found, base: str) -> list[int]:
-    return sorted({line for path, line in found if line > 0 and os.path.basename(path) == base})
+def _keep(found, base: str, named: dict[str, str]) -> list[int]:
+    return sorted({line for path, line in found if line > 0 and _base(path, named) == base}) if found else []
+
+
+def _base(path: str, named: dict[str, str]) -> str:
+    """``os.path.basename(path)``, each path's once (a stage names few files, on many lines)."""
+    if path not in named:
+        named[path] = os.path.basename(path)
+    return named[path]
 
 
 # MLIR ------------------------------------------------------------------------------------------

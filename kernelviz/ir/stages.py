@@ -3,9 +3,10 @@
 The folder is named by the chosen launcher's ``cache_hash``; the ``.json`` beside the stages is Triton's
 metadata of that binary, whose ``hash`` encodes the folder's name (base32), which is checked before any
 file is trusted. SASS comes from CUDA's ``nvdisasm`` (``-gi``, else ``-g``: with line markers), else
-``cuobjdump --dump-sass``, where either tool exists; each cubin's SASS is kept (compressed) in kernelviz's cache
-folder by the cubin's content and the tool, so a kernel seen again is not disassembled again (seconds for a step's
-kernels).
+``cuobjdump --dump-sass``, where either tool exists; a capture's cubins are disassembled a group at a time, merged
+into one file (:mod:`kernelviz.ir.merge`: the tool's start costs more than a kernel); each cubin's SASS is kept
+(compressed) in kernelviz's cache folder by the cubin's content and the tool, so a kernel seen again is not
+disassembled again.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from ..children import cache_folder
 from ..model import IRStage
+from . import merge
 from .lines import Lines
 
 FILE_STAGES = ("ttir", "ttgir", "llir", "ptx")
@@ -31,6 +33,7 @@ MAX_STAGE_BYTES = 64 * 1024  # per stage; the rest is left out with a visible ma
 OPTION_KEYS = ("name", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
                "debug", "arch", "shared", "ptx_version", "triton_version")
 _TOOL_TIMEOUT_S = 60
+_NVDISASM = ("-c", "-gi")  # code only, with line markers of inlined frames
 
 
 class StageError(RuntimeError):
@@ -139,12 +142,16 @@ def disassemble(cubin: Path) -> tuple[str, str]:
     else ``cuobjdump --dump-sass``."""
     commands = []
     if nvdisasm := _tool("nvdisasm"):
-        commands += [[nvdisasm, "-c", "-gi", str(cubin)], [nvdisasm, "-c", "-g", str(cubin)]]
+        commands += [[nvdisasm, *_NVDISASM, str(cubin)], [nvdisasm, "-c", "-g", str(cubin)]]
     if cuobjdump := _tool("cuobjdump"):
         commands.append([cuobjdump, "--dump-sass", str(cubin)])
     if not commands:
         raise StageError("no SASS: neither nvdisasm nor cuobjdump (CUDA's tools) is installed here")
-    kept = _kept_sass(cubin, commands[0][0])
+    try:
+        data = cubin.read_bytes()
+    except OSError:
+        data = None
+    kept = _kept_sass(data, commands[0][0])
     if kept is not None:
         return kept
     errors = []
@@ -156,22 +163,71 @@ def disassemble(cubin: Path) -> tuple[str, str]:
             continue
         if done.returncode == 0 and done.stdout.strip():
             tool = " ".join([os.path.basename(command[0])] + command[1:-1])
-            _keep_sass(cubin, commands[0][0], tool, done.stdout)
+            _keep_sass(data, commands[0][0], tool, done.stdout)
             return tool, done.stdout
         errors.append(f"{os.path.basename(command[0])} {command[-2]}: {done.stderr.strip().splitlines()[-1:]}")
     raise StageError("no SASS: " + "; ".join(errors))
 
 
-def _sass_path(cubin: Path, tool: str) -> Path | None:
-    """Where the SASS of ``cubin`` as ``tool`` gives it is kept (by their contents' hash); None if unreadable."""
-    try:
-        digest = hashlib.sha256(cubin.read_bytes() + b"\0" + tool.encode()).hexdigest()
-    except OSError:
+def batches(cubins: list[bytes | Path | None], workers: int) -> list[list[tuple[int, merge.Part]]]:
+    """The cubins whose SASS is not kept yet, in groups to disassemble together (:func:`disassemble_batch`) spread
+    over ``workers``, each with its position in ``cubins``; a cubin that cannot be merged or read is left out (to
+    :func:`disassemble`)."""
+    nvdisasm = _tool("nvdisasm")
+    if nvdisasm is None:
+        return []
+    groups: dict[tuple, list[tuple[int, merge.Part]]] = {}
+    for position, cubin in enumerate(cubins):
+        try:
+            data = cubin if isinstance(cubin, bytes | None) else cubin.read_bytes()
+        except OSError:
+            continue
+        if data is not None and _kept_sass(data, nvdisasm) is None and (part := merge.part(data)) is not None:
+            groups.setdefault(part.key, []).append((position, part))
+    size = max(1, -(-sum(map(len, groups.values())) // max(workers, 1)))
+    out: list[list[tuple[int, merge.Part]]] = []
+    for group in groups.values():
+        chunks: list[list[tuple[int, merge.Part]]] = []
+        for item in group:  # two kernels of one name (of two graphs) never share a file
+            chunk = next((c for c in chunks if len(c) < size and all(p.name != item[1].name for _, p in c)), None)
+            if chunk is None:
+                chunks.append(chunk := [])
+            chunk.append(item)
+        out += chunks
+    return out
+
+
+def disassemble_batch(parts: list[merge.Part]) -> None:
+    """Disassemble ``parts`` in one run of ``nvdisasm`` (their cubins merged into one file) and keep each one's SASS
+    as :func:`disassemble` keeps it; what fails is left to :func:`disassemble`, cubin by cubin."""
+    nvdisasm = _tool("nvdisasm")
+    if nvdisasm is None or not parts:
+        return
+    with tempfile.TemporaryDirectory(prefix="kernelviz-sass-") as folder:
+        path = Path(folder) / "merged.cubin"
+        path.write_bytes(merge.merged(parts))
+        try:
+            done = subprocess.run([nvdisasm, *_NVDISASM, str(path)], capture_output=True, text=True,
+                                  timeout=_TOOL_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return
+    if done.returncode != 0:
+        return
+    texts = merge.split(done.stdout, parts)
+    for part in parts:
+        if texts.get(part.name, "").strip():
+            _keep_sass(part.data, nvdisasm, " ".join(["nvdisasm", *_NVDISASM]), texts[part.name])
+
+
+def _sass_path(cubin: bytes | None, tool: str) -> Path | None:
+    """Where the SASS of ``cubin`` (its bytes) as ``tool`` gives it is kept (by their contents' hash)."""
+    if cubin is None:
         return None
+    digest = hashlib.sha256(cubin + b"\0" + tool.encode()).hexdigest()
     return cache_folder("sass") / f"{digest}.z"
 
 
-def _kept_sass(cubin: Path, tool: str) -> tuple[str, str] | None:
+def _kept_sass(cubin: bytes | None, tool: str) -> tuple[str, str] | None:
     """The command and SASS kept for this cubin and tool, where they were kept before."""
     path = _sass_path(cubin, tool)
     if path is None:
@@ -183,7 +239,7 @@ def _kept_sass(cubin: Path, tool: str) -> tuple[str, str] | None:
     return (command, text) if text else None
 
 
-def _keep_sass(cubin: Path, tool: str, command: str, text: str) -> None:
+def _keep_sass(cubin: bytes | None, tool: str, command: str, text: str) -> None:
     """Keep the SASS for the next time (written whole or not at all; a folder that cannot be written keeps none)."""
     path = _sass_path(cubin, tool)
     if path is None:
