@@ -157,7 +157,9 @@ def test_a_package_that_crashes_its_loader_costs_only_its_timing(built, tmp_path
     cap = kernelviz.load(faulty).bench(progress=False)
     graph = cap.graphs[0]
     [warning] = [w for w in graph.warnings if w.startswith("not timed")]
-    assert warning == "not timed: the timing process died (SIGSEGV) while loading its code"
+    # the frame it died in is torch's loader (its module and line differ between torch versions)
+    assert warning.startswith("not timed: the timing process died (SIGSEGV) in ") and " at torch/" in warning
+    assert warning.endswith(" while torch loaded the package") and "\n" not in warning
     assert graph.timed_on is None and graph.as_run is None and all(launch.timing is None for launch in graph.launches)
     again = kernelviz.load(built["path"]).bench(progress=False)  # this process goes on timing
     assert again.graphs[0].as_run.plain_ms > 0

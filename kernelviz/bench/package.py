@@ -34,11 +34,11 @@ def missing(graph: Graph) -> str | None:
 
 def bench_package(graph: Graph, observer: Callable[[str], None]) -> None:
     """Fill the graph's busy time, gap, per launch in-graph times (GPU) and as-run figures. Run in the timing
-    process only; ``observer`` hears each step before it runs (``phase load``, ``phase run``, ``phase in-graph``,
-    ``phase as run``)."""
+    process only; ``observer`` hears each step before it runs (``phase package``: torch loads it, ``phase run``,
+    ``phase in-graph``, ``phase as run``)."""
     import torch
 
-    observer("phase load")
+    observer("phase package")
     runner = _load(graph)
     try:
         args, made_up = recreate(graph)

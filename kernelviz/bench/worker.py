@@ -9,13 +9,14 @@ repro scripts' expected outputs to compute, answered on stdout (:mod:`kernelviz.
 Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
 ``phase load`` or ``phase compile`` before each statement of its code, ``phase run``, ``enter <launch>``,
 ``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase as run``, ``phase repro``, ``done i``; an
-AOTInductor package's graph: ``phase load`` of the package, ``phase run`` of its first run, then its timing's
+AOTInductor package's graph: ``phase package`` (torch loads it), ``phase run`` of its first run, then its timing's
 phases), so that if this process dies or hangs the parent knows where. A launch that raises is reported as
 ``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import select
 import sys
@@ -54,6 +55,8 @@ def _job_line(idle_s: float | None) -> str:
 
 def main(idle_s: float | None = None) -> int:
     import torch
+
+    faulthandler.enable()  # a fault's Python stack to stderr: the parent names the frame it died in
     import torch._inductor.async_compile  # noqa: F401 - what every graph's code imports first
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
 
