@@ -6,7 +6,8 @@ process where the test dies without a word (run on the GPU machine):
 Each step prints ``step <name>: rc=<code>`` and its output's tail (``-X faulthandler``: the Python stack of a fault);
 ``OUT_DIR/<name>.txt`` holds its whole output. Steps: ``package`` (compile and package under kernelviz.capture()),
 ``reload_in_capturing_process`` (the same, then torch's own loader run in that process: where torch 2.11 faulted),
-``torch_runner`` (torch's loader and a run in a fresh process), ``replay`` (the package's run captured into a CUDA
+``torch_runner`` (torch's loader and a run in a fresh process), ``plain_package`` and ``plain_runner`` (the same
+without kernelviz), ``replay`` (the package's run captured into a CUDA
 graph and replayed, loaded single-threaded), ``load_show`` (kernelviz.load, text, HTML), ``bench`` (cap.bench()),
 ``jit_diff`` (the JIT capture of the model, timed, diffed against the package)."""
 
@@ -29,14 +30,16 @@ def _model():
     return Block().cuda().eval(), torch.randn(4, 64, 128, device="cuda")
 
 
-def _package(out: Path) -> str:
+def _package(out: Path, captured: bool = True) -> str:
+    import contextlib
+
     import kernelviz
 
     model, x = _model()
-    with torch.no_grad(), kernelviz.capture() as captured:
+    with torch.no_grad(), kernelviz.capture() if captured else contextlib.nullcontext() as cap:
         path = torch._inductor.aoti_compile_and_package(torch.export.export(model, (x,)),
                                                         package_path=str(out / "block.pt2"))
-    print("captured:", captured, flush=True)
+    print("captured:", cap, flush=True)
     return path
 
 
@@ -61,6 +64,10 @@ def step(name: str, out: Path) -> None:
         _run_with_torch(_package(out / "again"))
     elif name == "torch_runner":
         _run_with_torch(path)
+    elif name == "plain_package":
+        _package(out / "plain", captured=False)
+    elif name == "plain_runner":
+        _run_with_torch(str(out / "plain" / "block.pt2"))
     elif name == "replay":
         _run_with_torch(path, run_single_threaded=True)
         from torch._inductor.package import load_package
@@ -95,12 +102,14 @@ def step(name: str, out: Path) -> None:
         print(kernelviz.diff(jit, kernelviz.load(path).bench(progress=False), labels=("jit", "aoti")), flush=True)
 
 
-STEPS = ("package", "reload_in_capturing_process", "torch_runner", "replay", "load_show", "bench", "jit_diff")
+STEPS = ("package", "reload_in_capturing_process", "torch_runner", "plain_package", "plain_runner", "replay",
+         "load_show", "bench", "jit_diff")
 
 
 def main(out: Path, names: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "again").mkdir(exist_ok=True)
+    for folder in ("again", "plain"):
+        (out / folder).mkdir(exist_ok=True)
     for name in names or STEPS:
         try:
             done = subprocess.run([sys.executable, "-X", "faulthandler", __file__, "--step", name, str(out)],
