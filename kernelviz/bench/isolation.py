@@ -320,9 +320,8 @@ def _fault_frame(text: str) -> str | None:
     (the one that faulted, e.g. ``_load_aoti at torch/export/pt2_archive/_package.py:1068``); None elsewhere (the
     graph's own code, the standard library), where the step the worker was at says more."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith("Current thread")), None)
-    match = next((m for line in lines[start + 1:] if (m := _FRAME.match(line)) is not None), None) \
-        if start is not None else None
+    start = next((i for i, line in enumerate(lines) if line.startswith("Current thread")), len(lines))
+    match = next((m for line in lines[start + 1:] if (m := _FRAME.match(line)) is not None), None)
     if match is None:
         return None
     root = next((r for r in ("site-packages/", "dist-packages/") if r in match["file"]), None)

@@ -1,10 +1,10 @@
 """Timing an AOTInductor package by running it (``torch._inductor.package.load_package``, which
 ``aoti_load_package`` calls, with the model's name) on inputs made from its recorded specs, in the timing process
-(:mod:`.worker`): torch's loader, run in the process that had captured the package, crashed it (H200, torch 2.11),
-so a package is never loaded in the user's process. Its C++ run marks no launch, so on a GPU the device kernels of
-each run are joined to the launches by kernel name (a generated kernel runs as itself; the library kernels between
-two of them belong to the extern calls there); on the CPU nothing inside the run is seen, so only the whole run is
-timed."""
+(:mod:`.worker`), never in the user's: torch's loader crashed the process it ran in (H200, torch 2.11: the process
+that had captured the package, and a fresh timing process). Its C++ run marks no launch, so on a GPU the device
+kernels of each run are joined to the launches by kernel name (a generated kernel runs as itself; the library kernels
+between two of them belong to the extern calls there); on the CPU nothing inside the run is seen, so only the whole
+run is timed."""
 
 from __future__ import annotations
 
