@@ -637,7 +637,7 @@ class PackageFile(Record):
 class Package(Record):
     """The AOTInductor package (``.pt2``) a graph was read from: where it is, what it holds, what it was built for."""
 
-    path: str  # the file as it was loaded (``cap.bench()`` runs it from there)
+    path: str  # the file as it was loaded, made absolute (``cap.bench()`` runs it from there)
     model: str = "model"  # the model's name inside the package
     files: list[PackageFile] = field(default_factory=list)  # this model's entries
     metadata: dict[str, str] = field(default_factory=dict)  # the package's metadata JSON (AOTI_DEVICE_KEY, ...)

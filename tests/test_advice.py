@@ -14,7 +14,9 @@ import torch
 import kernelviz
 import zoo
 from kernelviz.advice import advise
-from kernelviz.model import Advice, AsRun, Capture, Graph, Launch, LaunchTiming
+from kernelviz.advice.graphs import graph_findings
+from kernelviz.bench.package import NO_REPLAY
+from kernelviz.model import Advice, AsRun, Capture, Graph, Launch, LaunchTiming, Package
 from kernelviz.views.text import summary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,6 +143,27 @@ def test_launch_bound_saving_is_measured_or_not_claimed():
     assert unmeasured.ms == pytest.approx(1.02)  # the idle time at stake, said to be no saving
     assert "not a measured saving (call() could not be captured" in unmeasured.how
     assert advise(_timed_graph(1.5, 1.25, 1.3)) == []  # idle 17% of the plain time: not launch-bound
+
+
+def test_launch_bound_says_what_cpp_wrapper_saves_beside_a_cuda_graph():
+    """Both savings where both were timed, the larger one claimed; else one line says why cpp_wrapper's was not."""
+    alone = advise(_timed_graph(2.27, 1.25, 1.30))[0]
+    assert "replayed as a CUDA graph" in alone.how and alone.how.count("cpp_wrapper's saving not measured: ") == 1
+    assert "cpp_wrapper = True" in alone.how and "\n" not in alone.how
+    plain = _timed_graph(2.27, 1.25, 1.30)
+    native = _timed_graph(1.10, 1.05, 1.08).graphs[0]
+    native.id, native.wrapper = "1_backward_cpp", "cpp"
+    plain.graphs.append(native)
+    found = {a.graph: a for a in advise(plain) if a.rule == "launch-bound"}
+    both = found["1_backward"]
+    assert both.ms == pytest.approx(2.27 - 1.10)  # cpp_wrapper's measured saving, the larger of the two
+    assert both.how.startswith("cpp_wrapper measured: the Python call() 2.27 ms − the same kernels under the C++ "
+                               "wrapper 1.1 ms = 1.17 ms") and "replayed as a CUDA graph 1.3 ms" in both.how
+    assert "1_backward_cpp" not in found  # 5% idle: not launch-bound
+    package = _timed_graph(2.27, 1.25, None, note=NO_REPLAY).graphs[0]
+    package.wrapper, package.package = "cpp", Package(path="/x/model.pt2")
+    [shipped] = graph_findings(package)
+    assert shipped.how.endswith(f"({NO_REPLAY}); this graph already runs a C++ wrapper (an AOTInductor package)")
 
 
 def test_findings_are_plain_data():

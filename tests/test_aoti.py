@@ -5,6 +5,7 @@ the JIT capture of the same model; bad packages give one line."""
 import inspect
 import json
 import shutil
+import subprocess
 import zipfile
 
 import pytest
@@ -114,7 +115,12 @@ def test_views_render(built, tmp_path):
     assert kernelviz.load(tmp_path / "block.kvz").graphs[0].package == graph.package
 
 
-def test_bench_runs_the_package(built):
+def test_bench_runs_the_package(built, monkeypatch):
+    def refused(*args, **kwargs):
+        raise AssertionError("a package is loaded in the timing process, never in the user's")
+
+    monkeypatch.setattr(torch._inductor.package, "load_package", refused)
+    monkeypatch.setattr(torch._inductor, "aoti_load_package", refused)
     cap = kernelviz.load(built["path"]).bench(progress=False)
     graph = cap.graphs[0]
     assert graph.timed_on == "recreated inputs" and graph.gpu_busy_ms > 0
@@ -135,6 +141,28 @@ def test_bench_of_a_package_moved_away(built, tmp_path):
     cap.bench(progress=False)
     assert cap.graphs[0].timed_on is None
     assert any(w.startswith("not timed: the package file") and str(moved) in w for w in cap.graphs[0].warnings)
+
+
+def test_a_package_that_crashes_its_loader_costs_only_its_timing(built, tmp_path):
+    """A package whose .so faults as it is loaded (a constructor that raises SIGSEGV, as torch 2.11's loader faulted
+    on an H200): the timing process dies, the graph says so in one line, this process goes on."""
+    source, boom = tmp_path / "boom.c", tmp_path / "boom.so"
+    source.write_text("#include <signal.h>\n__attribute__((constructor)) static void boom(void) { raise(SIGSEGV); }\n")
+    subprocess.run([shutil.which("cc") or shutil.which("gcc") or "c++", "-shared", "-fPIC", "-o", str(boom),
+                    str(source)], check=True)
+    faulty = tmp_path / "faulty.pt2"
+    with zipfile.ZipFile(built["path"]) as src, zipfile.ZipFile(faulty, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, boom.read_bytes() if info.filename.endswith(".so") else src.read(info))
+    cap = kernelviz.load(faulty).bench(progress=False)
+    graph = cap.graphs[0]
+    [warning] = [w for w in graph.warnings if w.startswith("not timed")]
+    # the frame it died in is torch's loader (its module and line differ between torch versions)
+    assert warning.startswith("not timed: the timing process died (SIGSEGV) in ") and " at torch/" in warning
+    assert warning.endswith(" while torch loaded the package") and "\n" not in warning
+    assert graph.timed_on is None and graph.as_run is None and all(launch.timing is None for launch in graph.launches)
+    again = kernelviz.load(built["path"]).bench(progress=False)  # this process goes on timing
+    assert again.graphs[0].as_run.plain_ms > 0
 
 
 def test_diff_against_the_jit_capture(built, capsys):

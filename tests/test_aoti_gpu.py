@@ -1,7 +1,11 @@
 """AOTInductor on CUDA (issue 33, run on the GPU machine): a small transformer block built into a package inside a
-capture, loaded, shown, timed by running it, and diffed against its JIT capture. ``KERNELVIZ_AOTI_OUT``: a folder
-where the test leaves the package without its .so (the CPU tests' CUDA fixture) and the figures it measured."""
+capture, loaded, shown, diffed against its JIT capture, timed by running it in the timing process (each generated
+kernel's in-graph time joined by name, busy, gap, as-run) and diffed again with both sides' times. Where torch's own
+package loader faults in the timing process (torch 2.11 on an H200 did), the test checks that this process went on
+with one line naming the loader's frame, and is marked xfail with that line. ``KERNELVIZ_AOTI_OUT``: a folder where
+the test leaves the package without its .so (the CPU tests' CUDA fixture) and the figures after each step."""
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -12,8 +16,11 @@ import pytest
 import torch
 
 import kernelviz
+from kernelviz.bench.package import NO_REPLAY
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("fresh_dynamo")]
+# torch 2.11 on an H200 (this test, 2026-11-26): the timing process died (SIGSEGV) in torch's package loader
+LOADER_DIED = " while torch loaded the package"
 
 
 class Block(torch.nn.Module):
@@ -41,29 +48,46 @@ def _keep(path: str, out: Path) -> None:
                 dst.writestr(info.filename, src.read(info))
 
 
+class Figures(dict):
+    """What the test measured, printed and written to ``KERNELVIZ_AOTI_OUT`` after each step: a process that dies
+    leaves the steps it finished (and ``-X faulthandler`` the stack where it died)."""
+
+    def __init__(self, out: str | None):
+        super().__init__(device=torch.cuda.get_device_name(), torch=torch.__version__, steps=[])
+        self.out = Path(out) if out else None
+
+    def step(self, name: str) -> None:
+        self["steps"].append(name)
+        print(f"aoti gpu step done: {name}", flush=True)
+        if self.out is not None:
+            self.out.mkdir(parents=True, exist_ok=True)
+            (self.out / "figures.json").write_text(json.dumps(self, indent=1, default=str))
+
+
 def test_aoti_package_of_a_small_transformer(tmp_path):
     torch.manual_seed(0)
     model, x = Block().cuda().eval(), torch.randn(4, 64, 128, device="cuda")
     path = str(tmp_path / "block.pt2")
     out = os.environ.get("KERNELVIZ_AOTI_OUT")
-    figures: dict = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
+    figures = Figures(out)
     try:
         with torch.no_grad(), kernelviz.capture() as captured:
             torch._inductor.aoti_compile_and_package(torch.export.export(model, (x,)), package_path=path)
         if out:
             _keep(path, Path(out))
+        figures.step("compile and package under capture")
         with torch.no_grad(), kernelviz.capture(bench=True) as jit:
             torch.compile(model)(x)
         figures["jit_busy_ms"] = jit.graphs[0].gpu_busy_ms
+        figures.step("JIT capture, timed")
         _check(path, captured, jit, figures)
     finally:
         print(json.dumps(figures, indent=1, default=str))
-        if out:
-            (Path(out) / "figures.json").write_text(json.dumps(figures, indent=1, default=str))
 
 
-def _check(path: str, captured, jit, figures: dict) -> None:
+def _check(path: str, captured, jit, figures: Figures) -> None:
     cap = kernelviz.load(path)
+    figures.step("load")
     [graph] = cap.graphs
     assert graph.device == "cuda" and graph.wrapper == "cpp"
     triton = [k for k in graph.kernels if k.kind.startswith("triton")]
@@ -83,17 +107,47 @@ def _check(path: str, captured, jit, figures: dict) -> None:
     kernel = next(k for k in captured.graphs[0].kernels if k.kind.startswith("triton"))
     assert kernel.metadata_from == "inductor" and kernel.source_nodes
     assert any(loc.file == __file__ for loc in kernel.locations)
-
-    cap.bench(progress=False)  # refused in one line: torch's loader crashed the capturing process on an H200
-    figures["warnings_after_bench"] = graph.warnings
-    assert any(w.startswith("not timed: a CUDA package is not run in this process") for w in graph.warnings)
-    assert graph.gpu_busy_ms is None and all(launch.timing is None for launch in graph.launches)
-
-    d = kernelviz.diff(jit, cap, labels=("jit", "aoti"))
-    figures["diff"] = str(d)
-    assert any(p.a is not None and p.b is not None for p in d.graphs)
-    assert {k.name for k in jit.kernels} & {k.name for k in cap.kernels}
     if importlib.util.find_spec("pygments") is not None:  # the GPU machine may lack it
         from kernelviz.views.payload import payload
 
         assert "C++ wrapper: run_impl" in cap.to_html() and payload(cap)["view"]["wrapper"]["0"]
+    figures.step("show")
+
+    d = kernelviz.diff(jit, cap, labels=("jit", "aoti"))  # before timing: what differs in kernels and launches
+    assert [(p.a, p.b) for p in d.graphs if p.a is not None and p.b is not None] == [(0, 0)]
+    assert {k.name for k in jit.kernels} & {k.name for k in cap.kernels}
+
+    cap.bench(progress=False)  # run in the timing process: a fault there is one "not timed" line, never this process
+    figures["bench"] = {"warnings": graph.warnings, "busy_ms": graph.gpu_busy_ms, "gap_ms": graph.gap_ms,
+                        "as_run": graph.as_run and dataclasses.asdict(graph.as_run),
+                        "launches": [(launch.index, launch.kernel_name or launch.op, launch.timing and
+                                      launch.timing.in_graph_ms, launch.timing and launch.timing.device_kernels)
+                                     for launch in graph.launches]}
+    figures.step("bench")
+    untimed = [w for w in graph.warnings if w.startswith("not timed")]
+    if untimed and untimed[0].endswith(LOADER_DIED):  # torch's own loader, in a process of its own
+        assert len(untimed) == 1 and "\n" not in untimed[0] and graph.timed_on is None
+        pytest.xfail(f"torch {torch.__version__}: {untimed[0]}")
+    assert not untimed
+    assert graph.timed_on == "recreated inputs" and graph.gpu_busy_ms > 0 and graph.gap_ms is not None
+    for launch in launched:  # each generated kernel's own device time, joined by its name
+        assert launch.timing.unit == "gpu" and launch.timing.in_graph_ms > 0
+        assert launch.timing.device_kernels == [launch.kernel_name]
+    externs = [launch for launch in graph.launches if not launch.kernel_name and launch.timing.in_graph_ms]
+    assert externs  # the matmuls' library kernels go to the extern calls between the generated kernels
+    in_graph = sum(launch.timing.in_graph_ms or 0.0 for launch in graph.launches)
+    assert in_graph + graph.gap_ms == pytest.approx(graph.gpu_busy_ms)
+    run = graph.as_run
+    assert run.unit == "gpu" and run.plain_ms > 0 and run.launch_cpu_ms > 0
+    assert run.kernels_ms == pytest.approx(in_graph) and run.replay_ms is None and run.note == NO_REPLAY
+
+    d = kernelviz.diff(jit, cap, labels=("jit", "aoti"))  # now with both sides' times
+    figures["diff"] = str(d)
+    figures.step("diff")
+    [pair] = [p for p in d.graphs if p.a is not None and p.b is not None]
+    busy = next(m for m in pair.measures if m.name == "busy")
+    assert (busy.a, busy.b) == (jit.graphs[0].gpu_busy_ms, graph.gpu_busy_ms) and busy.comparable
+    same = [g for g in d.groups if g.a and g.b and jit.graphs[0].launches[g.a[0]].kernel_name
+            and jit.graphs[0].launches[g.a[0]].kernel_name == graph.launches[g.b[0]].kernel_name]
+    assert same and all(m.a is not None and m.b is not None for g in same for m in g.measures
+                        if m.name == "in-graph")

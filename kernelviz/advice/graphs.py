@@ -68,7 +68,8 @@ def cpp_wrapper_saving(graph: Graph, twin: Graph | None) -> tuple[float | None, 
     run, other = graph.as_run, twin.as_run if twin is not None else None
     if other is None or run is None:
         if graph.wrapper == "cpp":
-            return None, "this graph already runs Inductor's C++ wrapper (cpp_wrapper)"
+            return None, ("this graph already runs a C++ wrapper (an AOTInductor package)" if graph.package is not None
+                          else "this graph already runs Inductor's C++ wrapper (cpp_wrapper)")
         return None, ("cpp_wrapper's saving not measured: no graph of the same kernels compiled with "
                       "torch._inductor.config.cpp_wrapper = True was timed in this capture (compile and run it "
                       "in the same capture to measure it)")

@@ -10,7 +10,7 @@ nothing the user's own call did not (inputs the graph mutates are cloned first).
 is live here and whose every input the run recorded (a backward after the cell: its saved tensors are gone,
 their specs and integer values kept), on inputs recreated from those specs. Everything else (made-up
 values, a loaded capture) is timed in a separate process (``isolation``), where a crash or a hang costs only
-the launch that caused it.
+the launch that caused it; so is an AOTInductor package, run as it is shipped (``package``).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from . import collectives, isolation
 from .errors import BenchError
 from .here import bench_live, bench_recreated, bench_together, lockstep_of
 from .instrument import Instrumented, instrument
-from .package import bench_package
 from .peaks import calibrate, device_peaks
 from .plan import GraphPlan, plan
 from .progress import Progress
 
 __all__ = ["bench", "calibrate", "BenchError", "instrument", "Instrumented"]
 _TIMING_WARNINGS = ("not timed", "timing:")
+_ELSEWHERE = ("elsewhere", "package")  # timed in the timing process
 
 
 def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peaks: DevicePeaks | None = None,
@@ -53,7 +53,7 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     arguments.instance("bench", "peaks", peaks, DevicePeaks)
     capture.wait_repros()
     plans = plan(capture)
-    worker = isolation.Worker.get() if any(p.where == "elsewhere" for p in plans) else None  # starts while we time
+    worker = isolation.Worker.get() if any(p.where in _ELSEWHERE for p in plans) else None  # starts while we time
     if peaks is not None:
         capture.peaks = peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
@@ -97,13 +97,11 @@ def _run(plans: list[GraphPlan], capture: Capture, isolated: bool, limit_s: floa
             if item.where == "together":
                 bar.step(f"timing graph {graph.id} with the other ranks")
                 bench_together(graph, item.run, item.args, capture.peaks, isolated, lockstep)
-            elif item.where == "package":
-                bar.step(f"timing package model {graph.id}")
-                bench_package(graph)
             elif item.where == "user":
                 bar.step(f"timing graph {graph.id}")
                 bench_live(graph, item.run, item.args, capture.peaks, isolated, recorded)
-            elif item.where != "here" or not bench_recreated(graph, item.run, capture.peaks, isolated, recorded):
+            elif item.where in _ELSEWHERE or not bench_recreated(graph, item.run, capture.peaks, isolated,
+                                                                  recorded):
                 elsewhere.append(graph)
                 continue
         except BenchError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -192,7 +193,8 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
         job.repros = False
         _no_repro(job.graph, f"recording its launches stopped the timing process: {reason}")
     else:
-        where = {"load": "while loading its code", "compile": "while compiling its kernels",
+        where = {"load": "while loading its code", "package": "while torch loaded the package",
+                 "compile": "while compiling its kernels",
                  "in-graph": "while timing it", "cudagraph": "while timing its CUDA-graph replay",
                  "as run": "while timing it as it runs", "start": "while it started",
                  "run": "while running its call()"}.get(outcome.phase, "")
@@ -296,15 +298,34 @@ def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any) 
 
 
 def _died(returncode: int | None, stderr_path: Path) -> str:
-    """One line on how the worker ended."""
+    """One line on how the worker ended (killed by a signal: the Python frame it was in, where its fault handler
+    wrote one)."""
+    text = stderr_path.read_text(errors="replace")
     if returncode is not None and returncode < 0:
         try:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
-        return f"the timing process died ({name})"
-    tail = [line.strip() for line in stderr_path.read_text(errors="replace").splitlines() if line.strip()]
+        frame = _fault_frame(text)
+        return f"the timing process died ({name}){f' in {frame}' if frame else ''}"
+    tail = [line.strip() for line in text.splitlines() if line.strip()]
     return f"the timing process exited ({returncode}): {tail[-1] if tail else 'no message'}"
+
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')
+
+
+def _fault_frame(text: str) -> str | None:
+    """The innermost frame of the faulting thread in a fault handler's report, where it lies in an installed library
+    (the one that faulted, e.g. ``_load_aoti at torch/export/pt2_archive/_package.py:1068``); None elsewhere (the
+    graph's own code, the standard library), where the step the worker was at says more."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("Current thread")), len(lines))
+    match = next((m for line in lines[start + 1:] if (m := _FRAME.match(line)) is not None), None)
+    if match is None:
+        return None
+    root = next((r for r in ("site-packages/", "dist-packages/") if r in match["file"]), None)
+    return f"{match['function']} at {match['file'].rsplit(root, 1)[1]}:{match['line']}" if root else None
 
 
 def _merge(graph: Graph, timed: Graph) -> None:

@@ -2,7 +2,7 @@
 the job's other ranks (``together``), on inputs recreated in this process (``here``: its module is live here
 and every input is as the run recorded it, no integer value made up), in the timing process
 (``elsewhere``: made-up integers or a loaded capture's code, which can fault), or by running the AOTInductor
-package it was read from (``package``)."""
+package it was read from (``package``: in the timing process too, as torch's loader of a package can fault)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ..model import Capture, Graph, GraphRun
 from .errors import BenchError
 from .inputs import live_inputs
 from .measure import check, talks
+from .package import missing
 
 
 @dataclass
@@ -29,7 +30,12 @@ def plan(capture: Capture) -> list[GraphPlan]:
     plans = []
     for graph in capture.graphs:
         if graph.package is not None:  # an AOTInductor package: run as it is shipped
-            plans.append(GraphPlan(graph, "package"))
+            try:
+                check(graph)
+                why = missing(graph)
+            except BenchError as exc:
+                why = str(exc)
+            plans.append(GraphPlan(graph, "package") if why is None else GraphPlan(graph, "none", cannot=why))
             continue
         run = graph._run
         args = live_inputs(run.inputs) if run is not None else None

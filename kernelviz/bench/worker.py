@@ -8,19 +8,26 @@ whether to record their repros; each timed graph is written to ``OUT_DIR/<i>.jso
 repro scripts' expected outputs to compute, answered on stdout (:mod:`kernelviz.repro.child`). One job, then it ends.
 Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
 ``phase load`` or ``phase compile`` before each statement of its code, ``phase run``, ``enter <launch>``,
-``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase repro``, ``done i``), so that if this process
-dies or hangs the parent knows where. A launch that raises is reported as ``fail <launch> <reason>`` and ends the
-process: after a CUDA error nothing else can run in it.
+``phase in-graph``, ``phase isolated``, ``phase cudagraph``, ``phase as run``, ``phase repro``, ``done i``; an
+AOTInductor package's graph: ``phase package`` (torch loads it), ``phase run`` of its first run, then its timing's
+phases), so that if this process dies or hangs the parent knows where. A launch that raises is reported as
+``fail <launch> <reason>`` and ends the process: after a CUDA error nothing else can run in it.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import select
 import sys
 from pathlib import Path
 
-from ..model import Capture
+from ..model import Capture, DevicePeaks, Graph
+from ..repro.record import record
+from .errors import BenchError, LaunchFailed
+from .inputs import recreate
+from .measure import arg_maker, load_instrumented, measure, namespace
+from .package import bench_package
 
 
 def emit(line: str) -> None:
@@ -48,13 +55,10 @@ def _job_line(idle_s: float | None) -> str:
 
 def main(idle_s: float | None = None) -> int:
     import torch
+
+    faulthandler.enable()  # a fault's Python stack to stderr: the parent names the frame it died in
     import torch._inductor.async_compile  # noqa: F401 - what every graph's code imports first
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
-
-    from ..repro.record import record
-    from .errors import BenchError, LaunchFailed
-    from .inputs import recreate
-    from .measure import arg_maker, load_instrumented, measure, namespace
 
     emit("ready")
     line = _job_line(idle_s)
@@ -72,19 +76,12 @@ def main(idle_s: float | None = None) -> int:
         _warm_cuda()
     for i, graph in enumerate(capture.graphs):
         emit(f"graph {i}")
-        skip = set(job["skip"][i])
         failed = False
         try:
-            scope = namespace(graph, None, emit)
-            inst = load_instrumented(graph, scope)
-            args, graph.made_up_values = recreate(graph)
-            emit("phase run")  # loaded: from here each step has limit_s, also call()'s code between launches
-            measure(graph, inst, args, None, peaks=capture.peaks, isolated=job["isolated"][i], observer=emit,
-                    skip=skip)
-            graph.timed_on = "recreated inputs"
-            if job["repros"][i]:
-                emit("phase repro")
-                record(graph, scope, arg_maker(args, None))
+            if graph.package is not None:  # an AOTInductor package: run as it is shipped
+                bench_package(graph, emit)
+            else:
+                _time(graph, capture.peaks, set(job["skip"][i]), job["isolated"][i], job["repros"][i])
         except LaunchFailed as exc:
             emit(f"fail {exc.index} {exc.reason}")
             return 3
@@ -96,6 +93,19 @@ def main(idle_s: float | None = None) -> int:
         if failed:
             return 4
     return 0
+
+
+def _time(graph: Graph, peaks: DevicePeaks | None, skip: set[int], isolated: bool, repros: bool) -> None:
+    """Time a graph's code on recreated inputs, each step reported; with ``repros`` record its repros."""
+    scope = namespace(graph, None, emit)
+    inst = load_instrumented(graph, scope)
+    args, graph.made_up_values = recreate(graph)
+    emit("phase run")  # loaded: from here each step has limit_s, also call()'s code between launches
+    measure(graph, inst, args, None, peaks=peaks, isolated=isolated, observer=emit, skip=skip)
+    graph.timed_on = "recreated inputs"
+    if repros:
+        emit("phase repro")
+        record(graph, scope, arg_maker(args, None))
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def _models(entries: dict) -> dict[str, dict[str, zipfile.ZipInfo]]:
 
 def _graph(path: Path | BinaryIO, archive: zipfile.ZipFile, model: str, files: dict[str, zipfile.ZipInfo]) -> Graph:
     warnings: list[str] = []
-    package = Package(path=str(path) if isinstance(path, Path) else "", model=model,
+    package = Package(path=str(path.absolute()) if isinstance(path, Path) else "", model=model,
                       files=[PackageFile(name=info.filename, bytes=info.file_size) for info in files.values()])
 
     def text(suffix: str) -> str | None:
