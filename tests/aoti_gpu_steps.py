@@ -55,7 +55,11 @@ def _run_with_torch(path: str, **options) -> None:
 
 
 def step(name: str, out: Path) -> None:
+    import faulthandler
+
     import kernelviz
+
+    faulthandler.dump_traceback_later(150, exit=True)  # a hang shows where it waits
 
     path = str(out / "block.pt2")
     if name == "package":
