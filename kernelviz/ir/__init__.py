@@ -133,17 +133,19 @@ def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
             go.wait()
         _add_texts(job)
 
-    with ThreadPoolExecutor(_WORKERS) as pool:
-        waits: list[Future | None] = [None] * len(jobs)
-        try:
-            groups = batches([job.cubin for job in jobs], _WORKERS)
-        except Exception:  # noqa: BLE001 - merging only saves time: each kernel is then disassembled alone
-            groups = []
+    waits: list[Future | None] = [None] * len(jobs)
+    try:
+        groups = batches([job.cubin for job in jobs], _WORKERS)
+    except Exception:  # noqa: BLE001 - merging only saves time: each kernel is then disassembled alone
+        groups = []
+    # every group's disassembler at once (its thread only waits on the process), so that no group waits for a
+    # thread that links another's lines
+    with ThreadPoolExecutor(max(1, len(groups))) as disassembling, ThreadPoolExecutor(_WORKERS) as linking:
         for group in groups:
-            future = pool.submit(batch, [part for _, part in group])
+            future = disassembling.submit(batch, [part for _, part in group])
             for position, _ in group:
                 waits[position] = future
-        list(pool.map(one, jobs, waits))
+        list(linking.map(one, jobs, waits))
 
 
 class StageReading:
