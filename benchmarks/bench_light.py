@@ -258,9 +258,9 @@ def children() -> list[str]:
     return found
 
 
-def retime() -> None:
-    """A GPT-2 backward saved, then loaded in a new process and timed at once, with an empty bytecode cache for
-    kernelviz's children (a first session), then again (the cache kept)."""
+def saved_gpt2_backward() -> tuple[kernelviz.model.Graph, Path, Path]:
+    """A GPT-2 training step's backward graph (tests/zoo.py), captured and saved alone in a new folder: the graph,
+    the folder and the saved file."""
     sys.path.insert(0, str(ROOT / "tests"))
     import zoo
 
@@ -270,6 +270,13 @@ def retime() -> None:
     folder = Path(tempfile.mkdtemp(prefix="kernelviz-retime-"))
     path = kernelviz.Capture(graphs=[back], torch_version=cap.torch_version, device_name=cap.device_name).save(
         folder / "gpt2_backward")
+    return back, folder, path
+
+
+def retime() -> None:
+    """A GPT-2 backward saved, then loaded in a new process and timed at once, with an empty bytecode cache for
+    kernelviz's children (a first session), then again (the cache kept)."""
+    back, folder, path = saved_gpt2_backward()
     print(f"GPT-2 backward ({len(back.launches)} launches), saved, then in a new process: load(), bench() at once "
           "[<= 5 s]:")
     code = ("import sys, time; t = time.perf_counter(); import torch, kernelviz; cap = kernelviz.load(sys.argv[1]); "

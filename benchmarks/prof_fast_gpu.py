@@ -29,7 +29,6 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 
 import bench_light  # noqa: E402
 
-import kernelviz  # noqa: E402
 from kernelviz import ir  # noqa: E402
 from kernelviz.ir import stages  # noqa: E402
 
@@ -262,14 +261,7 @@ print(f'   end +{e - s:.2f} s (after last line {e - last:.2f} s)')
 
 
 def retime() -> None:
-    import zoo
-
-    with kernelviz.capture() as cap:
-        zoo.gpt2_training_step()()
-    back = max((g for g in cap.graphs if g.kind == "backward"), key=lambda g: len(g.launches))
-    folder = Path(tempfile.mkdtemp(prefix="kv-retime-"))
-    path = kernelviz.Capture(graphs=[back], torch_version=cap.torch_version, device_name=cap.device_name).save(
-        folder / "gpt2_backward")
+    back, folder, path = bench_light.saved_gpt2_backward()
     print(f"[retime] GPT-2 backward: {len(back.launches)} launches, "
           f"{sum(1 for k in back.kernels if k.kind.startswith('triton'))} Triton kernels; "
           f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE')!r}")

@@ -100,8 +100,7 @@ def _run(plans: list[GraphPlan], capture: Capture, isolated: bool, limit_s: floa
             elif item.where == "user":
                 bar.step(f"timing graph {graph.id}")
                 bench_live(graph, item.run, item.args, capture.peaks, isolated, recorded)
-            elif item.where in _ELSEWHERE or not bench_recreated(graph, item.run, capture.peaks, isolated,
-                                                                  recorded):
+            elif item.where != "here" or not bench_recreated(graph, item.run, capture.peaks, isolated, recorded):
                 elsewhere.append(graph)
                 continue
         except BenchError as exc:
