@@ -235,6 +235,24 @@ def test_loading_a_cuda_capture_where_torch_sees_a_gpu_starts_its_timing_process
     isolation.Worker.get().close()
 
 
+def test_the_expected_outputs_of_cuda_repros_leave_a_timing_process_waiting_for_the_next_timing():
+    """Computing repros' expected outputs takes the waiting timing process; one starts again after, as after a
+    timing, so that the next capture's timing does not wait for a start (here, with no GPU, the job fails in it)."""
+    from kernelviz.bench import isolation
+    from kernelviz.model import ReproRecord
+    from kernelviz.repro.record import expect
+
+    graph = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py").graphs[0]
+    kernel = next(k for k in graph.kernels if k.kind.startswith("triton"))
+    kernel.repro = ReproRecord(launch=0)
+    assert isolation.Worker._kept is None
+    expect([graph])
+    assert kernel.repro.error and not kernel.repro.expected  # answered, in a process of its own
+    worker = isolation.Worker._kept
+    assert worker is not None and worker.ready() and worker.proc.stdout.readline() == "ready\n"
+    isolation.Worker.get().close()
+
+
 @pytest.mark.parametrize("body, error", [
     ("__import__('ctypes').string_at(0)", "the timing process died (SIGSEGV)"),
     ("__import__('os').abort()", "the timing process died (SIGABRT)"),

@@ -16,7 +16,7 @@ import kernelviz
 import zoo
 from conftest import FIXTURES
 from kernelviz.ir import kernel_ir, stages
-from kernelviz.ir.lines import stage_lines, to_source
+from kernelviz.ir.lines import links, stage_positions
 from kernelviz.jiterator import _Recorder, jiterator_graph, note_call, recording
 from kernelviz.repro import ReproError
 from kernelviz.repro.record import expect
@@ -208,8 +208,8 @@ def test_saved_h100_capture_keeps_linked_stages_and_gives_its_repros():
     assert [(s.name, s.tool) for s in ir.stages][-1] == ("sass", "nvdisasm -c -gi") and ir.notes == []
     for stage in ir.stages:  # the links kept at capture time are what the parsers read in the text kept
         if stage.name in ("llir", "sass"):
-            assert stage.source_lines == to_source(stage_lines(stage.name, stage.text, ir.file), ir.line_offset,
-                                                   len(kernel.source.splitlines()))
+            assert stage.source_lines == links(stage_positions(stage.name, stage.text), ir.file, ir.line_offset,
+                                               len(kernel.source.splitlines()))[0]
     source = kernel.source.splitlines()
     sass = next(s for s in ir.stages if s.name == "sass")
     stores = [found for line, found in zip(sass.text.splitlines(), sass.source_lines) if re.search(r"\bSTG\b", line)]
@@ -298,7 +298,7 @@ def test_the_timing_holds_the_stage_reading_back(monkeypatch):
     from kernelviz.ir import StageJob, read_in_background
     from kernelviz.model import KernelIR
 
-    monkeypatch.setattr(ir, "_WORKERS", 1)
+    monkeypatch.setattr(ir, "_LINKERS", 1)
     timing, began = threading.Event(), {}
     ended: list[float] = []
 

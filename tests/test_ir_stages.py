@@ -9,7 +9,7 @@ import pytest
 
 import kernelviz
 from kernelviz.ir import kernel_ir, stages
-from kernelviz.ir.lines import guess_file, stage_lines, to_source
+from kernelviz.ir.lines import guess_file, links, stage_positions
 from kernelviz.ir.occupancy import DeviceLimits, occupancy
 from kernelviz.views.stages import stages_view
 
@@ -38,7 +38,7 @@ def _links(name):
     kernel, texts = _kernel(name), _texts(name)
     file = guess_file(texts["ttir"])
     count = len(kernel.source.splitlines())
-    return kernel, texts, {s: to_source(stage_lines(s, t, file), 1, count) for s, t in texts.items()}
+    return kernel, texts, {s: links(stage_positions(s, t), file, 1, count)[0] for s, t in texts.items()}
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
@@ -109,7 +109,7 @@ def test_mlir_locations_of_every_form_resolve():
         '    %3 = arith.divf %a, %b : f32 loc(unknown)',
         '    ^bb0(%x: f32 loc("x"(#loc)), %y: f32 loc(#loc3)):',
     ])
-    found = stage_lines("ttgir", text, "/elsewhere/mod.py")  # matched by the module's base name
+    found = links(stage_positions("ttgir", text), "/elsewhere/mod.py")[0]  # matched by the module's base name
     assert found == [[], [], [], [], [41], [41, 44], [45], [], [18, 41]]
 
 
@@ -119,7 +119,7 @@ def test_sass_inline_markers_link_the_calling_line():
                       "        /*00d0*/                   S2UR UR6, SR_CgaCtaId ;",
                       '\t//## File "/k/mod.py", line 35',
                       "        /*0100*/                   UMOV UR5, 0xf0 ;"])
-    assert stage_lines("sass", text, "/k/mod.py") == [[41], [41], [35], [35]]
+    assert links(stage_positions("sass", text), "/k/mod.py")[0] == [[41], [41], [35], [35]]
 
 
 def test_kept_stages_leave_out_line_metadata_and_truncate_at_whole_lines_saying_how_much():
@@ -288,20 +288,20 @@ def test_stages_of_a_binary_held_in_memory_need_no_cache_folder(monkeypatch):
 def test_lines_inlined_from_helper_modules_link_to_those_files():
     """The fixture's SASS is ``nvdisasm -g`` (no inline frames): 63 of its 120 instruction lines name only Triton's
     standard.py (tl.sum) or Inductor's triton_helpers.py. They link to those as helper lines: every line links."""
-    from kernelviz.ir.lines import helper_lines, stage_positions, unlinked_note
+    from kernelviz.ir.lines import unlinked_note
 
     name = "triton_per_fused_native_layer_norm_relu_0"
-    kernel, texts, links = _links(name)
+    kernel, texts, linked = _links(name)
     sass = texts["sass"]
     file = guess_file(texts["ttir"])
-    helpers = helper_lines(stage_positions("sass", sass), file)
+    helpers = links(stage_positions("sass", sass), file)[1]
     rows = sass.splitlines()
     instructions = [i for i, row in enumerate(rows) if re.match(r"\s*/\*[0-9a-f]{4}\*/", row)]
-    standard = [i for i in instructions if helpers[i] and not links["sass"][i]]
+    standard = [i for i in instructions if helpers[i] and not linked["sass"][i]]
     assert len(standard) == 63 and {helpers[i][0].split(":")[0] for i in standard} == {"standard.py",
                                                                                       "triton_helpers.py"}
-    assert all(links["sass"][i] or helpers[i] for i in instructions)
-    stage = stages.keep("sass", sass, links["sass"], helpers=helpers)
+    assert all(linked["sass"][i] or helpers[i] for i in instructions)
+    stage = stages.keep("sass", sass, linked["sass"], helpers=helpers)
     assert stage.helper_lines[standard[0]] == helpers[standard[0]]
     assert len(stage.helper_lines) == len(stage.source_lines)
     assert unlinked_note([stage]) is None
@@ -311,4 +311,4 @@ def test_lines_inlined_from_helper_modules_link_to_those_files():
     assert re.search(r"most are [A-Z]+ \d+", note)
     mlir = stage_positions("ttgir", '#loc1 = loc("/lib/standard.py":293:36)\n'
                                     '    %0 = arith.addf %a, %b : f32 loc(callsite(#loc1 at "/k/mod.py":41:2))')
-    assert helper_lines(mlir, "/k/mod.py") == [[], ["standard.py:293"]]
+    assert links(mlir, "/k/mod.py")[1] == [[], ["standard.py:293"]]

@@ -90,8 +90,8 @@ def test_read_jobs_disassembles_a_group_in_one_run_and_each_kernel_reads_its_own
     monkeypatch.setattr(ir, "_WORKERS", 1)  # one group for them all
     cubins = [FIXTURES / name for name in ("ln1.cubin", "ln2.cubin", "lnx.cubin")]
     kernels = [Kernel(name=merge.part(c.read_bytes()).name, kind="triton", source="") for c in cubins]
-    jobs = [StageJob(k, KernelIR(), lambda c=c: ({"sass": stages.disassemble(c)[1]}, {"sass": "nvdisasm -c -gi"},
-                                                  []), c) for k, c in zip(kernels, cubins)]
+    jobs = [StageJob(k, KernelIR(), lambda: ({}, {}, []), c, lambda c=c: stages.disassemble(c))
+            for k, c in zip(kernels, cubins)]
     read_jobs(jobs)
     assert calls.read_text().count("run") == 1
     for job, kernel in zip(jobs, kernels):

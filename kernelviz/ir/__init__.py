@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from ..live import module_globals
 from ..model import Graph, Kernel, KernelIR
-from .lines import guess_file, helper_lines, stage_lines, stage_positions, to_source, unlinked_note
+from .lines import guess_file, links, stage_positions, unlinked_note
 from .occupancy import DeviceLimits, device_limits, occupancy
 from .stages import (
     FILE_STAGES,
@@ -37,17 +37,20 @@ from .stages import (
 )
 
 __all__ = ["StageJob", "StageReading", "read_stages", "stage_jobs", "read_in_background", "kernel_ir", "kernel_facts"]
-_WORKERS = min(16, os.cpu_count() or 4)  # the SASS disassembler runs as a process per kernel
+_WORKERS = min(16, os.cpu_count() or 4)  # groups of cubins, a disassembler process each
+_LINKERS = 4  # threads reading and linking stages: Python holds the GIL there, more would only queue for it
 
 
 class StageJob(NamedTuple):
     """One kernel whose binary facts are read (``ir``, already its ``Kernel.ir``) and whose stages' texts are left
-    to read: ``texts()`` gives them, the tool each came from, and notes on what is missing."""
+    to read: ``texts()`` gives those of Triton's files, the tool each came from, and notes on what is missing;
+    ``sass()`` the disassembler's command and SASS (or raises :class:`StageError` saying why there is none)."""
 
     kernel: Kernel
     ir: KernelIR
     texts: Callable[[], tuple[dict[str, str], dict[str, str], list[str]]]
     cubin: bytes | Path | None = None  # its binary, disassembled with others first (``stages.batches``)
+    sass: Callable[[], tuple[str, str]] | None = None
 
 
 def read_stages(graph: Graph, compiled: Any = None) -> None:
@@ -82,12 +85,12 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
         meta = getattr(obj, "triton_meta", None)
         device = meta.get("device", 0) if isinstance(meta, dict) else 0
         try:
-            kernel.ir, texts, cubin = kernel_facts(kernel, obj, limits,
-                                                   cache_roots(device if isinstance(device, int) else 0, seen))
+            kernel.ir, job = kernel_facts(kernel, obj, limits,
+                                          cache_roots(device if isinstance(device, int) else 0, seen))
         except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
-            kernel.ir, texts = KernelIR(notes=[f"stages not read: {type(exc).__name__}: {exc}"]), None
-        if texts is not None:
-            jobs.append(StageJob(kernel, kernel.ir, texts, cubin))
+            kernel.ir, job = KernelIR(notes=[f"stages not read: {type(exc).__name__}: {exc}"]), None
+        if job is not None:
+            jobs.append(job)
     return jobs
 
 
@@ -108,39 +111,41 @@ def _cubin_jobs(graph: Graph, kernels: list[Kernel]) -> list[StageJob]:
             f"under cpp_wrapper: the stages of the cubin the C++ wrapper loads ({cubin.name}); no Triton launcher "
             "is in the module, so registers, spills and the stages before PTX are not read"])
 
-        def texts(cubin: Path = cubin, name: str = kernel.name) -> tuple[dict[str, str], dict[str, str], list[str]]:
+        def texts(cubin: Path = cubin) -> tuple[dict[str, str], dict[str, str], list[str]]:
             ptx = cubin.with_suffix(".ptx")
             found = {"ptx": ptx.read_text(errors="replace")} if ptx.is_file() else {}
-            return _with_sass(found, {stage: str(ptx) for stage in found}, [], lambda: disassemble(cubin))
+            return found, {stage: str(ptx) for stage in found}, []
 
-        jobs.append(StageJob(kernel, kernel.ir, texts, cubin))
+        jobs.append(StageJob(kernel, kernel.ir, texts, cubin, lambda cubin=cubin: disassemble(cubin)))
     return jobs
 
 
 def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
     """Read the stages' texts of :func:`stage_jobs`' kernels, each once ``go`` is set where one is given: their
-    cubins disassembled a group at a time first (a process per group), each kernel's texts read and linked as soon
-    as its group's SASS is kept."""
+    cubins disassembled a group at a time (a process per group, all at once) while Triton's files are read and
+    linked, each kernel's SASS linked as soon as its group's is kept."""
     def batch(parts: list) -> None:
         if go is not None:
             go.wait()
         disassemble_batch(parts)
 
     def one(job: StageJob, before: Future | None) -> None:
+        if go is not None:
+            go.wait()
+        notes = _add_file_stages(job)
         if before is not None:
             before.exception()  # its group disassembled (or failed: its own run follows)
         if go is not None:
             go.wait()
-        _add_texts(job)
+        if notes is not None:
+            _add_sass(job, notes)
 
     waits: list[Future | None] = [None] * len(jobs)
     try:
         groups = batches([job.cubin for job in jobs], _WORKERS)
     except Exception:  # noqa: BLE001 - merging only saves time: each kernel is then disassembled alone
         groups = []
-    # every group's disassembler at once (its thread only waits on the process), so that no group waits for a
-    # thread that links another's lines
-    with ThreadPoolExecutor(max(1, len(groups))) as disassembling, ThreadPoolExecutor(_WORKERS) as linking:
+    with ThreadPoolExecutor(max(1, len(groups))) as disassembling, ThreadPoolExecutor(_LINKERS) as linking:
         for group in groups:
             future = disassembling.submit(batch, [part for _, part in group])
             for position, _ in group:
@@ -183,53 +188,73 @@ def read_in_background(jobs: list[StageJob]) -> StageReading | None:
 
 def _add_texts(job: StageJob) -> None:
     """The stages of one kernel, with their links to its source lines, into its ``KernelIR``."""
-    kernel, ir = job.kernel, job.ir
+    notes = _add_file_stages(job)
+    if notes is not None:
+        _add_sass(job, notes)
+
+
+def _add_file_stages(job: StageJob) -> list[str] | None:
+    """The stages of Triton's files of one kernel, linked, into its ``KernelIR``; the notes on what is missing
+    (None where its texts could not be read at all, which its notes say)."""
     try:
         texts, tools, notes = job.texts()
     except Exception as exc:  # noqa: BLE001 - one kernel's failure must not lose the others
-        ir.notes.append(f"stages not read: {type(exc).__name__}: {exc}")
-        return
-    ir.notes[:0] = notes
-    ir.file = ir.file or guess_file(texts.get("ttir", ""))
-    count = len(kernel.source.splitlines())
+        job.ir.notes.append(f"stages not read: {type(exc).__name__}: {exc}")
+        return None
+    job.ir.file = job.ir.file or guess_file(texts.get("ttir", ""))
     for stage, text in texts.items():
-        positions = stage_positions(stage, text)
-        lines = to_source(stage_lines(stage, text, ir.file, positions), ir.line_offset, count) if ir.file else []
-        ir.stages.append(keep(stage, text, lines or [[] for _ in text.splitlines()], tool=tools[stage],
-                              helpers=helper_lines(positions, ir.file)))
-    if note := unlinked_note(ir.stages):
-        ir.notes.insert(len(notes), note)
+        _add_stage(job, stage, text, tools[stage])
+    return notes
+
+
+def _add_sass(job: StageJob, notes: list[str]) -> None:
+    """The kernel's SASS, linked (or a note on why there is none), then ``notes`` first in its ``KernelIR.notes``
+    and a note on SASS lines that link nowhere, where many do."""
+    if job.sass is not None:
+        try:
+            tool, text = job.sass()
+            _add_stage(job, "sass", text, tool)
+        except StageError as exc:
+            notes.append(str(exc))
+    job.ir.notes[:0] = notes
+    if note := unlinked_note(job.ir.stages):
+        job.ir.notes.insert(len(notes), note)
+
+
+def _add_stage(job: StageJob, stage: str, text: str, tool: str) -> None:
+    ir = job.ir
+    lines, helpers = links(stage_positions(stage, text), ir.file, ir.line_offset, len(job.kernel.source.splitlines()))
+    ir.stages.append(keep(stage, text, lines, tool=tool, helpers=helpers))
 
 
 def kernel_ir(kernel: Kernel, obj: Any, limits: DeviceLimits | None, roots: list[str] | None = None) -> KernelIR:
     """The stages and binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``
     (:func:`kernel_facts`, then the stages' texts)."""
-    ir, texts, _ = kernel_facts(kernel, obj, limits, roots)
-    if texts is not None:
-        _add_texts(StageJob(kernel, ir, texts))
+    ir, job = kernel_facts(kernel, obj, limits, roots)
+    if job is not None:
+        _add_texts(job)
     return ir
 
 
 def kernel_facts(kernel: Kernel, obj: Any, limits: DeviceLimits | None,
-                 roots: list[str] | None = None) -> tuple[KernelIR, Callable[[], Any] | None, bytes | Path | None]:
-    """The binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``, how to read its
-    stages' texts (None where there are none to read) and its cubin (where found): from the binary in memory where
-    the launcher holds it (Triton's own launcher), else from Triton's cache folder in ``roots`` (Inductor's static
-    launcher keeps none).
+                 roots: list[str] | None = None) -> tuple[KernelIR, StageJob | None]:
+    """The binary facts of ``obj``, the live kernel object (a CachingAutotuner) of ``kernel``, and the job that reads
+    its stages' texts (None where there are none to read): from the binary in memory where the launcher holds it
+    (Triton's own launcher), else from Triton's cache folder in ``roots`` (Inductor's static launcher keeps none).
     Registers, spills, shared memory and occupancy come from the launcher whether or not the stages are found."""
     ir = KernelIR()
     launchers = getattr(obj, "launchers", None) or []
     if len(launchers) != 1:
         ir.notes.append(f"{len(launchers)} launchers: the kernel has not run (autotuning picks one when it does): "
                         "run the compiled code inside the capture to see what it compiled to")
-        return ir, None, None
+        return ir, None
     launcher = launchers[0]
     ir.num_regs, ir.num_spills, ir.shared_bytes = (_int(getattr(launcher, a, None)) for a in ("n_regs", "n_spills",
                                                                                               "shared"))
     ir.cache_hash = getattr(launcher, "cache_hash", None)
     ir.file = getattr(obj, "filename", None)
     ir.line_offset = _line_offset(ir.file, kernel.source)
-    meta, texts, cubin = _source(kernel.name, _binary(obj, launcher, ir.cache_hash), ir, roots)
+    meta, job = _source(kernel, _binary(obj, launcher, ir.cache_hash), ir, roots)
     ir.options = {k: meta[k] for k in OPTION_KEYS if k in meta}
     warps = meta.get("num_warps") or getattr(getattr(launcher, "config", None), "num_warps", None)
     if limits is not None and isinstance(warps, int) and warps > 0 and ir.num_regs is not None:
@@ -237,7 +262,7 @@ def kernel_facts(kernel: Kernel, obj: Any, limits: DeviceLimits | None,
         ir.occupancy = occupancy(limits, num_warps=warps, regs=ir.num_regs, shared=shared)
     elif limits is None:
         ir.notes.append("occupancy unknown: the device's limits could not be read")
-    return ir, texts, cubin
+    return ir, job
 
 
 def _binary(obj: Any, launcher: Any, cache_hash: str | None) -> Any:
@@ -254,29 +279,32 @@ def _binary(obj: Any, launcher: Any, cache_hash: str | None) -> Any:
     return None
 
 
-def _source(name: str, binary: Any, ir: KernelIR,
-            roots: list[str] | None) -> tuple[dict, Callable[[], Any] | None, bytes | Path | None]:
-    """Triton's metadata of the launcher's binary, how to read its stages' texts (what it gives: the texts, where
-    each came from, notes on what is missing; None where they cannot be found, said in ``ir.notes``), its cubin."""
-    asm = getattr(binary, "asm", None)
+def _source(kernel: Kernel, binary: Any, ir: KernelIR, roots: list[str] | None) -> tuple[dict, StageJob | None]:
+    """Triton's metadata of the launcher's binary and the job that reads its stages' texts (None where they cannot
+    be found, said in ``ir.notes``)."""
+    name, asm = kernel.name, getattr(binary, "asm", None)
     if asm is not None and isinstance(asm.get("ttir"), str):  # Triton's launcher: the binary in memory
         def in_memory() -> tuple[dict[str, str], dict[str, str], list[str]]:
             texts = {stage: asm[stage] for stage in FILE_STAGES if isinstance(asm.get(stage), str)}
             notes = [f"no {stage} in Triton's compiled kernel" for stage in FILE_STAGES if stage not in texts]
-            cubin = asm.get("cubin")
-            return _with_sass(texts, {stage: "Triton's compiled kernel" for stage in texts}, notes,
-                              (lambda: disassemble_bytes(cubin, name)) if isinstance(cubin, bytes) else None)
+            return texts, {stage: "Triton's compiled kernel" for stage in texts}, notes
+
+        def sass() -> tuple[str, str]:
+            if not isinstance(cubin, bytes):
+                raise StageError("no SASS: Triton's compiled kernel holds no cubin")
+            return disassemble_bytes(cubin, name)
 
         cubin = asm.get("cubin")
-        return _as_dict(getattr(binary, "metadata", None)), in_memory, cubin if isinstance(cubin, bytes) else None
+        return _as_dict(getattr(binary, "metadata", None)), StageJob(
+            kernel, ir, in_memory, cubin if isinstance(cubin, bytes) else None, sass)
     if not ir.cache_hash:
         ir.notes.append("this torch's launcher does not say which Triton binary it runs (no cache_hash)")
-        return {}, None, None
+        return {}, None
     try:
         folder, meta = binary_folder(ir.cache_hash, name, roots)
     except StageError as exc:
         ir.notes.append(str(exc))
-        return {}, None, None
+        return {}, None
 
     def in_cache() -> tuple[dict[str, str], dict[str, str], list[str]]:
         texts, notes = {}, []
@@ -285,23 +313,10 @@ def _source(name: str, binary: Any, ir: KernelIR,
                 texts[stage] = read_stage(folder, name, stage)
             except StageError as exc:
                 notes.append(str(exc))
-        return _with_sass(texts, {stage: "Triton's cache" for stage in texts}, notes,
-                          lambda: disassemble(folder / f"{name}.cubin"))
+        return texts, {stage: "Triton's cache" for stage in texts}, notes
 
-    return meta, in_cache, folder / f"{name}.cubin"
-
-
-def _with_sass(texts: dict[str, str], tools: dict[str, str], notes: list[str],
-               sass: Callable[[], tuple[str, str]] | None) -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """The texts with the SASS the disassembler gives (its command as its tool), or a note on why there is none."""
-    if sass is None:
-        notes.append("no SASS: Triton's compiled kernel holds no cubin")
-        return texts, tools, notes
-    try:
-        tools["sass"], texts["sass"] = sass()
-    except StageError as exc:
-        notes.append(str(exc))
-    return texts, tools, notes
+    cubin = folder / f"{name}.cubin"
+    return meta, StageJob(kernel, ir, in_cache, cubin, lambda: disassemble(cubin))
 
 
 def _as_dict(metadata: Any) -> dict:

@@ -27,44 +27,44 @@ def stage_positions(stage: str, text: str) -> Positions:
     return parser(text) if parser is not None else [[] for _ in text.splitlines()]
 
 
-def stage_lines(stage: str, text: str, file: str, positions: Positions | None = None) -> Lines:
-    """Lines of ``file`` (1-based) behind each line of ``text``, a stage named ``stage``."""
-    base, named = os.path.basename(file), {}
-    return [_keep(found, base, named) for found in (stage_positions(stage, text) if positions is None else positions)]
-
-
-def helper_lines(positions: Positions, file: str | None) -> list[list[str]]:
-    """Per stage line, the positions in other files than the kernel's own (Inductor's ``triton_helpers.py``,
-    Triton's ``standard.py``, libdevice) as ``"name.py:line"``, innermost first, at most ``MAX_HELPERS``."""
-    base, named = os.path.basename(file or ""), {}
-    out = []
-    for found in positions:
-        names = [f"{_base(path, named)}:{line}" for path, line in found
-                 if line > 0 and path and _base(path, named) != base]
-        out.append(list(dict.fromkeys(names))[:MAX_HELPERS] if names else [])
-    return out
-
-
-def to_source(lines: Lines, offset: int, count: int) -> Lines:
-    """File lines -> lines of the kernel source shown (line N of the file is N - offset there)."""
-    return [sorted({n - offset for n in found if 0 < n - offset <= count}) for found in lines]
+def links(positions: Positions, file: str | None, offset: int = 0,
+          count: int | None = None) -> tuple[Lines, list[list[str]]]:
+    """Per stage line, from the positions it names: the lines of the kernel source it comes from (line N of
+    ``file``, matched by base name, is line N - ``offset`` of the source, of ``count`` lines where given), and the
+    positions in other files (Inductor's ``triton_helpers.py``, Triton's ``standard.py``, libdevice) as
+    ``"name.py:line"``, innermost first, at most ``MAX_HELPERS``. Stage lines that name the same positions (a SASS
+    block's instructions) share one answer."""
+    base = os.path.basename(file) if file else None
+    named: dict[str, str] = {}
+    found: dict[tuple, tuple[list[int], list[str]]] = {}
+    lines, helpers = [], []
+    for row in positions:
+        if not row:
+            lines.append([])
+            helpers.append([])
+            continue
+        key = tuple(row)
+        if (got := found.get(key)) is None:
+            own, other = set(), []
+            for path, line in row:
+                if line <= 0:
+                    continue
+                name = named.get(path) or named.setdefault(path, os.path.basename(path))
+                if name == base:
+                    if 0 < line - offset and (count is None or line - offset <= count):
+                        own.add(line - offset)
+                elif path:
+                    other.append(f"{name}:{line}")
+            got = found[key] = (sorted(own), list(dict.fromkeys(other))[:MAX_HELPERS])
+        lines.append(got[0])
+        helpers.append(got[1])
+    return lines, helpers
 
 
 def guess_file(ttir: str) -> str | None:
     """The kernel's module as the TTIR names it (its function's location), where no one said."""
     m = re.search(r'^#loc\d* = loc\("([^"]+)":\d+:\d+\)', ttir, re.M)
     return m.group(1) if m else None
-
-
-def _keep(found, base: str, named: dict[str, str]) -> list[int]:
-    return sorted({line for path, line in found if line > 0 and _base(path, named) == base}) if found else []
-
-
-def _base(path: str, named: dict[str, str]) -> str:
-    """``os.path.basename(path)``, each path's once (a stage names few files, on many lines)."""
-    if path not in named:
-        named[path] = os.path.basename(path)
-    return named[path]
 
 
 # MLIR ------------------------------------------------------------------------------------------
@@ -176,12 +176,16 @@ def _llvm(text: str) -> Positions:
         return file_of(fields.get("scope"), depth + 1) if depth < 32 and "scope" in fields else ""
 
     def positions(ref: str, depth: int = 0) -> list[tuple[str, int]]:
+        if ref in resolved:
+            return resolved[ref]
         kind, fields = nodes.get(ref, ("", {}))
         if kind not in ("DILocation", "DISubprogram") or depth > 64:
             return []
         here = [(file_of(fields.get("scope") if kind == "DILocation" else ref), int(fields.get("line", 0)))]
-        return here + (positions(fields["inlinedAt"], depth + 1) if "inlinedAt" in fields else [])
+        found = resolved[ref] = here + (positions(fields["inlinedAt"], depth + 1) if "inlinedAt" in fields else [])
+        return found
 
+    resolved: dict[str, list[tuple[str, int]]] = {}  # a location's positions, each location's once
     out: Positions = []
     for line in text.splitlines():
         m = _DBG.search(line) if not line.startswith("!") else None
