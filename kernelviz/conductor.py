@@ -8,11 +8,14 @@
    now; the texts of its compiled stages (TTIR to SASS, with their links to source lines) in a thread
    (:mod:`kernelviz.ir`), which never holds the exit: whatever shows or saves the capture waits for them
    (``Capture.wait_stages``).
-4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`), the
-   stages' reading held back meanwhile; the held tensors are let go afterwards, timed or not. With ``repros``, the
-   repro scripts' expected outputs are computed afterwards in the timing process, in a thread that never holds the
-   exit either (``Capture.wait_repros``; saving or showing the capture waits for them).
+4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`); the
+   held tensors are let go afterwards, timed or not. With ``repros``, the repro scripts' expected outputs are
+   computed afterwards in the timing process, in a thread that never holds the exit either (``Capture.wait_repros``;
+   saving or showing the capture waits for them).
 5. **advice**: the findings of what was recorded and measured, worked out once (:mod:`kernelviz.advice`).
+
+The stages' reading is held back from step 4 to the exit's end: its Python would compete for the GIL with the
+timing's (its CPU figures stay the capture's own) and with the exit's.
 
 ``cap.bench()`` after the cell is steps 4 and 5 again (:func:`timed`).
 """
@@ -51,14 +54,22 @@ class Capturing:
         self.recorder.stop()
         try:
             self.recorder.build()  # 2. build
-            capture._stages = read_in_background(  # 3. stages
-                [job for graph in capture.graphs for job in stage_jobs(graph, _compiled(graph))])
-            if self.bench and exc_type is None and capture.graphs:
-                with _stages_paused(capture):
+            capture._stages = read_in_background(  # 3. stages, held until the exit's end
+                [job for graph in capture.graphs for job in stage_jobs(graph, _compiled(graph))], held=True)
+        except BaseException:
+            self._end()
+            raise
+        with _stages_paused(capture):  # the rest of the exit first: the stages' Python would hold it back (the GIL)
+            try:
+                if self.bench and exc_type is None and capture.graphs:
                     bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
-        finally:
-            self.recorder.release_inputs()
-            capture.findings = advise(capture)  # 5. advice
+            finally:
+                self._end()
+
+    def _end(self) -> None:
+        """The held tensors let go, timed or not, then 5. advice."""
+        self.recorder.release_inputs()
+        self.capture.findings = advise(self.capture)
 
 
 def timed(capture: Capture, **options: Any) -> Capture:

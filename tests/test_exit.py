@@ -113,6 +113,31 @@ def test_the_exit_does_not_wait_for_the_stages_which_land_after_it(monkeypatch):
     assert [s.name for s in cap.wait_stages().kernels[0].ir.stages] == ["ttir"]
 
 
+def test_the_stages_are_read_after_the_exit_s_own_work(monkeypatch):
+    """No stage's text is read before the exit has timed, let the held tensors go and worked out the findings (the
+    stages' Python would compete with them for the GIL); the reading begins then, without being waited for."""
+    began, advised = [], []
+    advise = conductor.advise
+
+    def jobs(graph, compiled):
+        kernel = graph.kernels[0]
+        kernel.ir = KernelIR()
+        return [StageJob(kernel, kernel.ir, lambda: (began.append(time.monotonic()), ({"ttir": "module {\n}\n"},
+                                                                                       {"ttir": "test"}, []))[1])]
+
+    def slow_advise(capture):
+        time.sleep(0.5)
+        advised.append(time.monotonic())
+        return advise(capture)
+
+    monkeypatch.setattr(conductor, "stage_jobs", jobs)
+    monkeypatch.setattr(conductor, "advise", slow_advise)
+    with torch.no_grad(), kernelviz.capture(bench=True) as cap:
+        torch.compile(zoo.make_mlp())(torch.randn(64, 32))
+    assert [s.name for s in cap.wait_stages().kernels[0].ir.stages] == ["ttir"]
+    assert cap.graphs[0].launches[0].timing is not None and began[0] >= advised[0]
+
+
 def test_one_timing_process_at_a_time_gone_when_idle(monkeypatch, tmp_path):
     monkeypatch.setattr(isolation, "IDLE_S", 3)
     isolation._close_kept()

@@ -1,6 +1,7 @@
 """The timing process: ``python -m kernelviz.bench.worker [--idle SECONDS]``.
 
-It imports torch, Inductor's runtime and kernelviz, says ``ready``, then reads one line from stdin:
+It imports torch, Inductor's runtime and kernelviz, says ``ready``, imports what graphs' code imports while no job
+waits, then reads one line from stdin:
 ``KIND<TAB>JOB<TAB>OUT_DIR`` (none, or none within ``--idle`` seconds: it ends). So it can be started long before
 its job and wait without taking GPU memory: CUDA and the profiler start only once a job with a CUDA graph has come.
 KIND ``time``: JOB is a capture's JSON with the graphs to time on recreated inputs, what to leave out of each and
@@ -17,6 +18,7 @@ phases), so that if this process dies or hangs the parent knows where. A launch 
 from __future__ import annotations
 
 import faulthandler
+import importlib
 import json
 import select
 import sys
@@ -46,6 +48,22 @@ def _warm_cuda() -> None:
     torch.cuda.synchronize()
 
 
+# what a graph's code imports after torch's runtime, slow to import (seconds on a machine without bytecode for torch)
+_GRAPH_IMPORTS = ("torch._inductor.hooks", "torch._inductor.codegen.memory_planning",
+                  "torch._inductor.select_algorithm", "triton.language")
+
+
+def _preload() -> None:
+    """Import what a graph's code will, while no job waits (one that does imports it as its code runs)."""
+    for name in _GRAPH_IMPORTS:
+        if select.select([sys.stdin], [], [], 0)[0]:
+            return
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - only ahead of time: the graph's code says what fails, where it fails
+            continue
+
+
 def _job_line(idle_s: float | None) -> str:
     """The job's line from stdin; empty at its end or when none came within ``idle_s``."""
     if idle_s is not None and not select.select([sys.stdin], [], [], idle_s)[0]:
@@ -61,6 +79,7 @@ def main(idle_s: float | None = None) -> int:
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
 
     emit("ready")
+    _preload()
     line = _job_line(idle_s)
     if not line:
         return 0

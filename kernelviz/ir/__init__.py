@@ -158,9 +158,10 @@ class StageReading:
     once: :meth:`result` waits for them (what shows or saves the capture does: ``Capture.wait_stages``),
     :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own)."""
 
-    def __init__(self, jobs: list[StageJob]) -> None:
-        self._go = threading.Event()
-        self._go.set()
+    def __init__(self, jobs: list[StageJob], held: bool = False) -> None:
+        self._go = threading.Event()  # ``held``: none begins until the end of a block of :meth:`paused` (or result)
+        if not held:
+            self._go.set()
         runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
         try:
             self._done: Future = runner.submit(read_jobs, jobs, self._go)
@@ -181,9 +182,9 @@ class StageReading:
             self._go.set()
 
 
-def read_in_background(jobs: list[StageJob]) -> StageReading | None:
+def read_in_background(jobs: list[StageJob], held: bool = False) -> StageReading | None:
     """:class:`StageReading` of ``jobs``; None where there is nothing to read."""
-    return StageReading(jobs) if jobs else None
+    return StageReading(jobs, held) if jobs else None
 
 
 def _add_texts(job: StageJob) -> None:

@@ -182,7 +182,7 @@ def batches(cubins: list[bytes | Path | None], workers: int) -> list[list[tuple[
             data = cubin if isinstance(cubin, bytes | None) else cubin.read_bytes()
         except OSError:
             continue
-        if data is not None and _kept_sass(data, nvdisasm) is None and (part := merge.part(data)) is not None:
+        if data is not None and not _sass_path(data, nvdisasm).is_file() and (part := merge.part(data)) is not None:
             groups.setdefault(part.key, []).append((position, part))
     size = max(1, -(-sum(map(len, groups.values())) // max(workers, 1)))
     out: list[list[tuple[int, merge.Part]]] = []
