@@ -4,8 +4,7 @@ The in-graph timing hides launch overhead on purpose (a sleep pre-fills the stre
 as the user's program runs it, so that a graph whose GPU waits for the CPU shows it:
 
 - ``plain_ms``: CUDA events around the un-instrumented ``call()``, started on an idle device after an L2
-  flush (as the in-graph runs), median of 10 to 20 (fewer for a longer graph); on the CPU, its wall clock (the
-  fastest quarter's median);
+  flush (as the in-graph runs), median of several; on the CPU, its wall clock (the fastest quarter's median);
 - ``launch_cpu_ms``: on a GPU, the CPU time until ``call()`` returned, i.e. enqueueing every launch;
 - ``replay_ms``: on a GPU, for a graph not already in CUDA-graph mode, ``call()`` captured once into a CUDA
   graph (as ``mode="reduce-overhead"`` does) and replayed, timed the same way as ``plain_ms``.
@@ -21,9 +20,7 @@ from typing import Any
 from ..model import AsRun, Graph
 from .timers import graphed, release_workspaces, summarize
 
-RUNS = 20  # runs of call() and of its replay: at most, and as many as fit in RUNS_MS of the graph's kernels, at
-MIN_RUNS = 10  # least MIN_RUNS (a long graph's time varies less, and each run of it costs more)
-RUNS_MS = 150.0
+RUNS = 20
 
 
 def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callable[[], list], timer: Any,
@@ -39,8 +36,7 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
         samples = timer.stable(lambda: call(ready.pop()), lambda: ready.append(make_args()))
         graph.as_run = AsRun("cpu", samples.median, samples.n, samples.spread, kernels_ms=kernels_ms)
         return
-    runs = RUNS if not kernels_ms else max(MIN_RUNS, min(RUNS, int(RUNS_MS / kernels_ms)))
-    plain, cpu = _events(timer, call, make_args, runs)
+    plain, cpu = _events(timer, call, make_args)
     samples = summarize(plain)
     run = AsRun("gpu", samples.median, samples.n, samples.spread, launch_cpu_ms=statistics.median(cpu),
                 kernels_ms=kernels_ms)
@@ -63,21 +59,20 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
         run.note = f"call() could not be captured into a CUDA graph: {type(exc).__name__}: {str(exc).splitlines()[0]}"
         return
     try:
-        replays, _ = _events(timer, lambda args: cuda_graph.replay(), lambda: static, runs)
+        replays, _ = _events(timer, lambda args: cuda_graph.replay(), lambda: static)
         run.replay_ms = statistics.median(replays)
     finally:
         cuda_graph = None  # the graph and its pool go before its workspace does
         release_workspaces()
 
 
-def _events(timer: Any, run: Callable[[list], Any], make_args: Callable[[], list],
-            runs: int) -> tuple[list[float], list[float]]:
-    """CUDA-event ms and CPU ms of ``runs`` runs of ``run``, each on an idle device after an L2 flush."""
+def _events(timer: Any, run: Callable[[list], Any], make_args: Callable[[], list]) -> tuple[list[float], list[float]]:
+    """CUDA-event ms and CPU ms of ``RUNS`` runs of ``run``, each on an idle device after an L2 flush."""
     import torch
 
     run(make_args())  # warm-up
     gpu, cpu = [], []
-    for _ in range(runs):
+    for _ in range(RUNS):
         args = make_args()
         timer.flush()
         torch.cuda.synchronize()
