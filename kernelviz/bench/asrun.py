@@ -4,7 +4,7 @@ The in-graph timing hides launch overhead on purpose (a sleep pre-fills the stre
 as the user's program runs it, so that a graph whose GPU waits for the CPU shows it:
 
 - ``plain_ms``: CUDA events around the un-instrumented ``call()``, started on an idle device after an L2
-  flush (as the in-graph runs), median of several; on the CPU, its wall clock (the fastest quarter's median);
+  flush (as the in-graph runs), median of ``RUNS``; on the CPU, its wall clock (the fastest quarter's median);
 - ``launch_cpu_ms``: on a GPU, the CPU time until ``call()`` returned, i.e. enqueueing every launch;
 - ``replay_ms``: on a GPU, for a graph not already in CUDA-graph mode, ``call()`` captured once into a CUDA
   graph (as ``mode="reduce-overhead"`` does) and replayed, timed the same way as ``plain_ms``.
@@ -20,7 +20,7 @@ from typing import Any
 from ..model import AsRun, Graph
 from .timers import graphed, release_workspaces, summarize
 
-RUNS = 20
+RUNS = 10  # on an H200 the gate then gave no false alarm in 14 pairs of step captures (20 runs: 1 in 16), half the time
 
 
 def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callable[[], list], timer: Any,
