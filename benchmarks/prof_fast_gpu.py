@@ -36,9 +36,10 @@ OUT = Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp())
 
 
 def stage_profile(step) -> None:
-    calls, cubins, jobs_t = [], {}, []
+    calls, cubins, spent = [], {}, {}
     lock = threading.Lock()
-    real_run, real_dis, real_add = stages.subprocess.run, stages.disassemble, ir._add_texts
+    real_run, real_dis, real_files, real_sass = stages.subprocess.run, stages.disassemble, ir._add_file_stages, \
+        ir._add_sass
 
     def timed_run(command, **kw):
         start = time.perf_counter()
@@ -53,23 +54,18 @@ def stage_profile(step) -> None:
             cubins[cubin.name] = cubin.read_bytes()
         return real_dis(cubin)
 
-    def timed_add(job):
-        start = time.perf_counter()
-        texts = job.texts
-        spent = []
+    def timed(real, what):
+        def run(*args):
+            start = time.perf_counter()
+            try:
+                return real(*args)
+            finally:
+                with lock:
+                    spent.setdefault(what, []).append(time.perf_counter() - start)
+        return run
 
-        def texts_timed():
-            t = time.perf_counter()
-            out = texts()
-            spent.append(time.perf_counter() - t)
-            return out
-
-        real_add(job._replace(texts=texts_timed))
-        with lock:
-            jobs_t.append((time.perf_counter() - start, spent[0] if spent else 0.0))
-
-    stages.subprocess.run, stages.disassemble, ir.disassemble, ir._add_texts = timed_run, keep_cubin, keep_cubin, \
-        timed_add
+    stages.subprocess.run, stages.disassemble, ir.disassemble = timed_run, keep_cubin, keep_cubin
+    ir._add_file_stages, ir._add_sass = timed(real_files, "files"), timed(real_sass, "sass")
     try:
         with bench_light.sass_kept_in(tempfile.mkdtemp(prefix="kv-sass-")):
             cap, body, exit_s = bench_light.captured(step)
@@ -77,8 +73,8 @@ def stage_profile(step) -> None:
             cap.wait_stages()
             ready = time.perf_counter() - start
     finally:
-        stages.subprocess.run, stages.disassemble, ir.disassemble, ir._add_texts = real_run, real_dis, real_dis, \
-            real_add
+        stages.subprocess.run, stages.disassemble, ir.disassemble = real_run, real_dis, real_dis
+        ir._add_file_stages, ir._add_sass = real_files, real_sass
     triton = [k for k in cap.kernels if k.kind.startswith("triton")]
     print(f"[stages cold] exit {exit_s:.2f} s, stages +{ready:.2f} s; {len(cap.launches)} launches, "
           f"{len(triton)} Triton kernels; workers {ir._WORKERS}, cpu_count {os.cpu_count()}, "
@@ -89,10 +85,10 @@ def stage_profile(step) -> None:
     for (what, rc), secs in sorted(by.items()):
         print(f"  tool {what!r} rc={rc}: {len(secs)} calls, sum {sum(secs):.2f} s, median {statistics.median(secs):.3f}"
               f" s, max {max(secs):.3f} s")
-    total = [t for t, _ in jobs_t]
-    texts = [s for _, s in jobs_t]
-    print(f"  jobs {len(jobs_t)}: sum {sum(total):.2f} s, of which texts() {sum(texts):.2f} s, linking "
-          f"{sum(total) - sum(texts):.2f} s; max job {max(total, default=0):.3f} s")
+    for what, label in (("files", "Triton's files read and linked"), ("sass", "SASS read (once its group's run "
+                                                                             "kept it) and linked")):
+        secs = spent.get(what, [])
+        print(f"  {label}: {len(secs)} kernels, sum {sum(secs):.2f} s, max {max(secs, default=0):.3f} s")
     sizes = [len(b) for b in cubins.values()]
     if sizes:
         print(f"  cubins {len(sizes)}: median {statistics.median(sizes) / 1e3:.0f} KB, max {max(sizes) / 1e3:.0f} KB")

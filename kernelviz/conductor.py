@@ -52,24 +52,18 @@ class Capturing:
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         capture = self.capture
         self.recorder.stop()
+        reading = None
         try:
             self.recorder.build()  # 2. build
-            capture._stages = read_in_background(  # 3. stages, held until the exit's end
+            capture._stages = reading = read_in_background(  # 3. stages, held until the exit's end
                 [job for graph in capture.graphs for job in stage_jobs(graph, _compiled(graph))], held=True)
-        except BaseException:
-            self._end()
-            raise
-        with _stages_paused(capture):  # the rest of the exit first: the stages' Python would hold it back (the GIL)
-            try:
-                if self.bench and exc_type is None and capture.graphs:
-                    bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
-            finally:
-                self._end()
-
-    def _end(self) -> None:
-        """The held tensors let go, timed or not, then 5. advice."""
-        self.recorder.release_inputs()
-        self.capture.findings = advise(self.capture)
+            if self.bench and exc_type is None and capture.graphs:
+                bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
+        finally:
+            self.recorder.release_inputs()
+            capture.findings = advise(capture)  # 5. advice
+            if reading is not None:
+                reading.start()  # the exit's own work done: its Python no longer competes with theirs (the GIL)
 
 
 def timed(capture: Capture, **options: Any) -> Capture:

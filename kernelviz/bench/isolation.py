@@ -90,6 +90,13 @@ class Worker:
         """Have a worker waiting for the next timing (the kept one, or one started now)."""
         cls.get().keep()
 
+    @classmethod
+    def warm_after(cls, graphs: list[Graph]) -> None:
+        """After a job on ``graphs`` took the waiting worker: where they run on CUDA, have one waiting again, so that
+        the next timing (of a capture's step, or a loaded capture) starts at once."""
+        if any(graph.device == "cuda" for graph in graphs):
+            cls.warm()
+
     def keep(self) -> None:
         """Keep this unused worker for the next timing (the one kept before is closed)."""
         with Worker._lock:
@@ -173,8 +180,7 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
     finally:
         if spare is not None:
             spare.keep()
-    if any(g.device == "cuda" for g in graphs):
-        Worker.warm()  # the next timing of a loaded capture starts at once (the one before has ended)
+    Worker.warm_after(graphs)
     for job in jobs:
         if not job.done:
             job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")

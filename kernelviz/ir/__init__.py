@@ -159,7 +159,7 @@ class StageReading:
     :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own)."""
 
     def __init__(self, jobs: list[StageJob], held: bool = False) -> None:
-        self._go = threading.Event()  # ``held``: none begins until the end of a block of :meth:`paused` (or result)
+        self._go = threading.Event()  # ``held``: none begins before :meth:`start` (or :meth:`result`)
         if not held:
             self._go.set()
         runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
@@ -167,6 +167,10 @@ class StageReading:
             self._done: Future = runner.submit(read_jobs, jobs, self._go)
         finally:
             runner.shutdown(wait=False)
+
+    def start(self) -> None:
+        """Let a reading made ``held`` begin."""
+        self._go.set()
 
     def result(self) -> None:
         self._go.set()

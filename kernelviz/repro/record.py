@@ -198,10 +198,10 @@ def expect(graphs: list[Graph]) -> None:
             records[start].error = (f"the captured code crashed on inputs made from the specs: {crash} (time it on "
                                     "the tensors it ran with: cap.bench(repros=True) in the process that captured it)")
             start += 1
-    if jobs and any(graph.device == "cuda" for graph in graphs):
+    if jobs:
         from ..bench.isolation import Worker
 
-        Worker.warm()  # the one they took: the next timing starts at once, as after a timing
+        Worker.warm_after(graphs)
 
 
 def _pending(graph: Graph) -> list[tuple[ReproRecord, Kernel | None]]:
