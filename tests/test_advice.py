@@ -17,6 +17,7 @@ from kernelviz.advice import advise
 from kernelviz.advice.graphs import graph_findings
 from kernelviz.bench.package import NO_REPLAY
 from kernelviz.model import Advice, AsRun, Capture, Graph, Launch, LaunchTiming, Package
+from kernelviz.views.findings import as_run_line
 from kernelviz.views.text import summary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,6 +144,19 @@ def test_launch_bound_saving_is_measured_or_not_claimed():
     assert unmeasured.ms == pytest.approx(1.02)  # the idle time at stake, said to be no saving
     assert "not a measured saving (call() could not be captured" in unmeasured.how
     assert advise(_timed_graph(1.5, 1.25, 1.3)) == []  # idle 17% of the plain time: not launch-bound
+
+
+def test_the_replay_s_median_says_how_many_replays_it_is_of():
+    """The replays are counted apart from the plain runs; a file saved before they were says as many as the runs."""
+    capture = _timed_graph(2.27, 1.25, 1.30)
+    run = capture.graphs[0].as_run
+    run.replays = 5
+    assert "(CUDA events, medians of 20 runs and 5 replays)" in advise(capture)[0].how
+    assert "as a CUDA graph 1.3 ms (5 replays)" in as_run_line(run)
+    old = capture.to_dict()
+    del old["graphs"][0]["as_run"]["replays"]
+    loaded = Capture.from_dict(old).graphs[0].as_run
+    assert loaded.replays == 0 and "medians of 20 runs and 20 replays" in advise(Capture.from_dict(old))[0].how
 
 
 def test_launch_bound_says_what_cpp_wrapper_saves_beside_a_cuda_graph():

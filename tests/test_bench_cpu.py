@@ -333,3 +333,23 @@ def test_a_graph_of_extern_calls_alone_is_not_given_another_modules_globals():
     found = module_globals(graph, wrapper)
     assert found is not vars(json) and found is not None and "assert_size_stride" in found
     assert open(found["__file__"]).read() == graph.code
+
+
+def test_the_timing_process_imports_torch_and_a_graph_s_code_with_its_collector_off():
+    """Importing the worker's module leaves torch to main(), which imports it with the collector off (a quarter of
+    the process's start); a graph's code is loaded the same way; the collector is back on after each."""
+    import subprocess
+    import sys
+
+    from kernelviz.bench import worker
+    from kernelviz.children import child_environment
+
+    code = "import sys, kernelviz.bench.worker; print(sorted(m for m in ('torch', 'triton') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], env=child_environment(), capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr[-500:]
+    try:
+        with worker._uncollected():
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

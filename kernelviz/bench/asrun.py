@@ -7,7 +7,7 @@ as the user's program runs it, so that a graph whose GPU waits for the CPU shows
   flush (as the in-graph runs), median of ``RUNS``; on the CPU, its wall clock (the fastest quarter's median);
 - ``launch_cpu_ms``: on a GPU, the CPU time until ``call()`` returned, i.e. enqueueing every launch;
 - ``replay_ms``: on a GPU, for a graph not already in CUDA-graph mode, ``call()`` captured once into a CUDA
-  graph (as ``mode="reduce-overhead"`` does) and replayed, timed the same way as ``plain_ms``.
+  graph (as ``mode="reduce-overhead"`` does) and replayed, timed the same way as ``plain_ms`` (``REPLAYS`` times).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..model import AsRun, Graph
 from .timers import graphed, release_workspaces, summarize
 
 RUNS = 10  # on an H200 the gate then gave no false alarm in 14 pairs of step captures (20 runs: 1 in 16), half the time
+REPLAYS = 5  # a replay leaves the CPU out: its median moves less than the plain call()'s; each costs the step's time
 
 
 def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callable[[], list], timer: Any,
@@ -36,7 +37,7 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
         samples = timer.stable(lambda: call(ready.pop()), lambda: ready.append(make_args()))
         graph.as_run = AsRun("cpu", samples.median, samples.n, samples.spread, kernels_ms=kernels_ms)
         return
-    plain, cpu = _events(timer, call, make_args)
+    plain, cpu = _events(timer, call, make_args, RUNS)
     samples = summarize(plain)
     run = AsRun("gpu", samples.median, samples.n, samples.spread, launch_cpu_ms=statistics.median(cpu),
                 kernels_ms=kernels_ms)
@@ -59,20 +60,21 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
         run.note = f"call() could not be captured into a CUDA graph: {type(exc).__name__}: {str(exc).splitlines()[0]}"
         return
     try:
-        replays, _ = _events(timer, lambda args: cuda_graph.replay(), lambda: static)
-        run.replay_ms = statistics.median(replays)
+        replays, _ = _events(timer, lambda args: cuda_graph.replay(), lambda: static, REPLAYS)
+        run.replay_ms, run.replays = statistics.median(replays), len(replays)
     finally:
         cuda_graph = None  # the graph and its pool go before its workspace does
         release_workspaces()
 
 
-def _events(timer: Any, run: Callable[[list], Any], make_args: Callable[[], list]) -> tuple[list[float], list[float]]:
-    """CUDA-event ms and CPU ms of ``RUNS`` runs of ``run``, each on an idle device after an L2 flush."""
+def _events(timer: Any, run: Callable[[list], Any], make_args: Callable[[], list],
+            runs: int) -> tuple[list[float], list[float]]:
+    """CUDA-event ms and CPU ms of ``runs`` runs of ``run``, each on an idle device after an L2 flush."""
     import torch
 
     run(make_args())  # warm-up
     gpu, cpu = [], []
-    for _ in range(RUNS):
+    for _ in range(runs):
         args = make_args()
         timer.flush()
         torch.cuda.synchronize()
