@@ -353,3 +353,25 @@ def test_the_timing_process_imports_torch_and_a_graph_s_code_with_its_collector_
         assert gc.isenabled() and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_each_run_gets_its_own_copies_of_the_inputs_it_mutates_with_their_strides():
+    """One foreach copy for them all; an expanded input (overlapping strides) among them is still copied."""
+    from kernelviz.bench.measure import arg_maker
+
+    expanded = torch.randn(3).expand(4, 3)
+    args = [torch.randn(4, 3), torch.randn(3, 4).t(), torch.randn(8)[1::2], torch.arange(5), 7, torch.randn(2)]
+    for inputs in (args, args[:1] + [expanded] + args[1:]):
+        kept = [a.clone() if isinstance(a, torch.Tensor) else a for a in inputs]
+        mutated = set(range(len(inputs) - 1))  # not the last
+        make = arg_maker(inputs, mutated)
+        first, second = make(), make()
+        for i, (given, a, b) in enumerate(zip(inputs, first, second)):
+            if i not in mutated or not isinstance(given, torch.Tensor):
+                assert a is given and b is given
+                continue
+            assert a is not given and b is not given and a.data_ptr() != b.data_ptr()
+            assert a.stride() == given.stride() and a.dtype == given.dtype and torch.equal(a, given)
+            if 0 not in a.stride():  # a run writes into its copies, never into the user's tensors
+                a.add_(1)
+        assert all(torch.equal(k, a) for k, a in zip(kept, inputs) if isinstance(a, torch.Tensor))

@@ -320,8 +320,9 @@ def _copies(tensors: list[Any]) -> list[Any]:
 
     outs = [torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device) for t in tensors]
     try:
-        torch._foreach_copy_(outs, tensors)
-    except RuntimeError:  # e.g. overlapping strides (an expanded input)
+        with torch.no_grad():  # data for a run, as the graph runs (a foreach copy under grad marks every copy)
+            torch._foreach_copy_(outs, tensors)
+    except (RuntimeError, TypeError):  # e.g. overlapping strides (an expanded input)
         return [_clone(t) for t in tensors]
     return outs
 
