@@ -17,7 +17,7 @@ from pygments.formatters import HtmlFormatter
 
 from ..advice.graphs import ms_texts
 from ..figures import positive, shown, valid
-from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
+from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, KernelIR, Launch, SourceLocation
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .findings import TOP, as_run_line, findings, html_list
@@ -187,30 +187,34 @@ def stages_section(kernel: Kernel) -> str:
     ir = kernel.ir
     if ir is None:
         return ""
-    occ = ir.occupancy
-    facts = (f"{ir.num_regs} registers per thread, {ir.num_spills} spills, {ir.shared_bytes} B shared memory"
-             + (f"; {occ.blocks_per_sm} blocks per SM, limited by {occ.limited_by}" if occ else ""))
     parts = "".join(
         f"<details><summary>{escape(STAGE_TITLE.get(st.name, st.name))} <small>({size(st.bytes)}"
         + (f"; the first {size(_REPORT_STAGE_BYTES)} here, the whole stage is in the capture"
            if len(st.text) > _REPORT_STAGE_BYTES else "")
         + f")</small></summary><pre>{escape(st.text[:_REPORT_STAGE_BYTES])}</pre></details>" for st in ir.stages)
     notes = "".join(f"<li>{escape(n)}</li>" for n in ir.notes)
-    return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(facts)}</p>'
+    return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(_ir_facts(ir))}</p>'
             + (f'<ul class="kv-warnings">{notes}</ul>' if notes else "") + f"{parts}</details>")
 
 
+def _ir_facts(ir: KernelIR) -> str:
+    occ = ir.occupancy
+    return (f"{ir.num_regs} registers per thread, {ir.num_spills} spills, {ir.shared_bytes} B shared memory"
+            + (f"; {occ.blocks_per_sm} blocks per SM, limited by {occ.limited_by}" if occ else ""))
+
+
 def _stages_elsewhere(kernel: Kernel) -> str:
-    """The line that stands for a kernel's compiled stages the report leaves out (their facts where it has none)."""
+    """The line that stands for a kernel's compiled stages the report leaves out, with their facts."""
     if kernel.ir is None or not kernel.ir.stages:
         return stages_section(kernel)
     titles = ", ".join(STAGE_TITLE.get(st.name, st.name) for st in kernel.ir.stages)
     held = size(sum(len(st.text) for st in kernel.ir.stages))
-    return f'<p class="kv-hint">Compiled stages ({escape(titles)}, {held}): {_ELSEWHERE}</p>'
+    return (f'<p class="kv-hint">{escape(_ir_facts(kernel.ir))}. Compiled stages ({escape(titles)}, {held}): '
+            f"{_ELSEWHERE}</p>")
 
 
-_ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>); this report keeps the stages of "
-              "the kernels with the most time")
+_ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>); this report keeps those of the kernels "
+              "with the most time that fit in twice the output code")
 
 
 def _highlighted(kernel: Kernel) -> str:
@@ -329,52 +333,65 @@ HIGHLIGHT_SHARE = 4 / 7
 
 def kernel_sections(capture: Capture, room: int) -> list[str]:
     """Each graph's kernel sections: each kernel's source, highlighted for the kernels with the most time, and
-    compiled stages for those with the most time (the first always), in ``room`` characters beyond the plain
-    sections where they fit."""
-    plain = {(g, k.name): f'<div class="highlight"><pre>{escape(k.source)}</pre></div>'
-             for g, graph in enumerate(capture.graphs) for k in graph.kernels}
-    sections = {(g, k.name): kernel_section(graph, k, plain[g, k.name])
-                for g, graph in enumerate(capture.graphs) for k in graph.kernels}
-    room = max(room - sum(map(len, sections.values())), 0)
-    marked = {}
+    compiled stages for those with the most time, in ``room`` bytes beyond the plain sections where they fit (each
+    measured as it is written: escaped, a long stage cut)."""
+    keys = [(g, graph, k) for g, graph in enumerate(capture.graphs) for k in graph.kernels]
+    plain = {(g, k.name): f'<div class="highlight"><pre>{escape(k.source)}</pre></div>' for g, _, k in keys}
+    elsewhere = {(g, k.name): _stages_elsewhere(k) for g, _, k in keys}
+    room -= sum(_size(kernel_section(graph, k, plain[g, k.name] + elsewhere[g, k.name])) for g, graph, k in keys)
+    room = max(room, 0)
+    marked, staged_html = {}, {}
 
     def markup(g: int, kernel: Kernel) -> int:
         marked[g, kernel.name] = _highlighted(kernel)
-        return len(marked[g, kernel.name]) - len(plain[g, kernel.name])
+        return _size(marked[g, kernel.name]) - _size(plain[g, kernel.name])
+
+    def stages(g: int, kernel: Kernel) -> int:
+        staged_html[g, kernel.name] = stages_section(kernel)
+        return _size(staged_html[g, kernel.name]) - _size(elsewhere[g, kernel.name])
 
     highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * room)
-    room -= sum(len(marked[key]) - len(plain[key]) for key in highlighted)
-    staged = heaviest_kept(capture, lambda g, k: sum(len(st.text) for st in k.ir.stages) if k.ir else 0, room,
-                           first=True)
+    room -= sum(_size(marked[key]) - _size(plain[key]) for key in highlighted)
+    staged = heaviest_kept(capture, stages, room)
 
     def content(g: int, kernel: Kernel) -> str:
         key = (g, kernel.name)
-        stages = stages_section(kernel) if key in staged else _stages_elsewhere(kernel)
-        return (marked[key] if key in highlighted else plain[key]) + stages
+        return ((marked[key] if key in highlighted else plain[key])
+                + (staged_html[key] if key in staged else elsewhere[key]))
 
     return ["".join(kernel_section(graph, k, content(g, k)) for k in graph.kernels)
             for g, graph in enumerate(capture.graphs)]
 
 
-def report(capture: Capture, *, summary: bool = False) -> str:
+def _size(html: str) -> int:
+    """Bytes, as a file or a notebook holds the text."""
+    return len(html.encode())
+
+
+def report(capture: Capture, *, summary: bool = False, around: int = 0) -> str:
     """The report as an HTML fragment; with ``summary`` (a notebook's ``text/html`` output, for GitHub and
-    nbviewer) the header, each graph's findings and its ``TOP_LAUNCHES`` launches, and where the rest is."""
-    return f'<div class="kv-report"><style>{_css(not summary)}</style>{body(capture, summary=summary)}</div>'
+    nbviewer) the header, each graph's findings and its ``TOP_LAUNCHES`` launches, and where the rest is.
+    ``around``: the bytes of what will hold it (a page's head), counted in the full report's size."""
+    head, tail = f'<div class="kv-report"><style>{_css(not summary)}</style>', "</div>"
+    return head + body(capture, summary=summary, around=around + _size(head + tail)) + tail
 
 
-def body(capture: Capture, *, summary: bool = False) -> str:
-    """:func:`report`'s content: the header, then each graph's section with its kernels."""
+def body(capture: Capture, *, summary: bool = False, around: int = 0) -> str:
+    """:func:`report`'s content: the header, then each graph's section with its kernels; the full report's (with
+    ``around`` bytes around it) within ``REPORT_SIZE`` times the output code."""
     found = findings(capture)
     top = TOP_LAUNCHES if summary else None
     head = header(capture, found) + (f'<p class="kv-hint">{_SUMMARY}</p>' if summary else "")
     graphs = [graph_section(capture, g, found, "", top=top) for g in capture.graphs]
     if not summary:
-        room = REPORT_SIZE * sum(len(graph.code) for graph in capture.graphs) - len(head) - sum(map(len, graphs))
+        room = (REPORT_SIZE * sum(len(graph.code) for graph in capture.graphs) - around - _size(head)
+                - sum(map(_size, graphs)))
         graphs = [section + kernels for section, kernels in zip(graphs, kernel_sections(capture, int(room)))]
     return head + "".join(graphs)
 
 
 def page(capture: Capture) -> str:
     """The report as a whole HTML page."""
-    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>kernelviz report</title></head>'
-            f"<body>{report(capture)}</body></html>\n")
+    head = '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>kernelviz report</title></head><body>'
+    tail = "</body></html>\n"
+    return head + report(capture, around=_size(head + tail)) + tail

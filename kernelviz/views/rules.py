@@ -126,11 +126,10 @@ def launch_annex(capture: Capture) -> list[dict[str, Any]]:
     return [graph_annex(graph, known) for graph in capture.graphs]
 
 
-def heaviest_kept(capture: Capture, size: Callable[[int, Kernel], int], budget: float, *,
-                  first: bool = False) -> set[tuple[int, str]]:
+def heaviest_kept(capture: Capture, size: Callable[[int, Kernel], int], budget: float) -> set[tuple[int, str]]:
     """The kernels (graph index, name) whose heavy parts a bounded view keeps: by their launches' in-graph time
     added up, most first (untimed ones after, in call() order), each whose ``size(graph index, kernel)`` still
-    fits in what is left of ``budget``; with ``first`` the first always."""
+    fits in what is left of ``budget``."""
     ranked = []
     for g, graph in enumerate(capture.graphs):
         ms = {kernel.name: 0.0 for kernel in graph.kernels}
@@ -142,7 +141,7 @@ def heaviest_kept(capture: Capture, size: Callable[[int, Kernel], int], budget: 
     kept: set[tuple[int, str]] = set()
     for _, g, kernel in sorted(ranked, key=lambda entry: entry[0]):
         heavy = size(g, kernel)
-        if heavy <= budget or (first and not kept):
+        if heavy <= budget:
             kept.add((g, kernel.name))
             budget -= heavy
     return kept
