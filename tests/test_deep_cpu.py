@@ -194,7 +194,7 @@ def test_stages_are_lazy_in_the_live_payload_and_collapsed_in_the_report(monkeyp
     shown = stages_section(kernel)  # where they fit in the report
     assert shown.startswith('<details class="kv-stages"><summary>Compiled stages</summary>')
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown and "<script>alert" not in shown
-    html = report(cap)  # this small graph's stages do not fit in twice its code: a line with their facts stands for them
+    html = report(cap)  # this small graph's stages do not fit in twice its code: a line with their facts stands in
     assert "27 registers per thread, 0 spills, 8 B shared memory. Compiled stages (" in html
     assert "<script>alert" not in html and len(html.encode()) <= 2 * len(cap.graphs[0].code)
 

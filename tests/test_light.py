@@ -5,8 +5,8 @@ it must keep, the HTML report within 2x, ``repr`` a few lines."""
 import base64
 import json
 import re
-from pathlib import Path
 from html import unescape
+from pathlib import Path
 
 import pytest
 import torch

@@ -213,8 +213,8 @@ def _stages_elsewhere(kernel: Kernel) -> str:
             f"{_ELSEWHERE}</p>")
 
 
-_ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>); this report keeps those of the kernels "
-              "with the most time that fit in twice the output code")
+_ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>); this report keeps those of the "
+              "kernels with the most time that fit in twice the output code")
 
 
 def _highlighted(kernel: Kernel) -> str:
