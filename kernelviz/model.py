@@ -564,13 +564,8 @@ class AsRun(Record):
     launch_cpu_ms: float | None = None  # GPU: CPU time until call() returned (enqueueing every launch)
     kernels_ms: float | None = None  # the launches' in-graph times added up (the device busy in them)
     replay_ms: float | None = None  # call() captured once into a CUDA graph and replayed, median
-    replays: int = 0  # how many replays that median is of (0 in files older than this field)
+    replays: int = 0  # how many replays that median is of (0: not said, in files older than this field)
     note: str | None = None  # why a figure is missing (one line)
-
-    @property
-    def replay_runs(self) -> int:
-        """How many replays ``replay_ms`` is the median of (before ``replays`` was kept: as many as ``runs``)."""
-        return self.replays or self.runs
 
 
 @dataclass

@@ -147,7 +147,7 @@ def test_launch_bound_saving_is_measured_or_not_claimed():
 
 
 def test_the_replay_s_median_says_how_many_replays_it_is_of():
-    """The replays are counted apart from the plain runs; a file saved before they were says as many as the runs."""
+    """The replays are counted apart from the plain runs; a file saved before they were does not say how many."""
     capture = _timed_graph(2.27, 1.25, 1.30)
     run = capture.graphs[0].as_run
     run.replays = 5
@@ -156,7 +156,8 @@ def test_the_replay_s_median_says_how_many_replays_it_is_of():
     old = capture.to_dict()
     del old["graphs"][0]["as_run"]["replays"]
     loaded = Capture.from_dict(old).graphs[0].as_run
-    assert loaded.replays == 0 and "medians of 20 runs and 20 replays" in advise(Capture.from_dict(old))[0].how
+    assert loaded.replays == 0 and "(CUDA events, medians of 20 runs)" in advise(Capture.from_dict(old))[0].how
+    assert "as a CUDA graph 1.3 ms ·" in as_run_line(loaded) + " ·" and "replays" not in as_run_line(loaded)
 
 
 def test_launch_bound_says_what_cpp_wrapper_saves_beside_a_cuda_graph():

@@ -347,17 +347,34 @@ def test_the_timing_process_imports_torch_and_a_graph_s_code_with_its_collector_
     code = "import sys, kernelviz.bench.worker; print(sorted(m for m in ('torch', 'triton') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], env=child_environment(), capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr[-500:]
+    gc.collect()
     try:
-        with worker._uncollected():
+        with worker._uncollected():  # a graph's code: its garbage collected after
             assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        with pytest.raises(ValueError), worker._uncollected(freeze=True):  # a failed start: nothing kept for good
+            raise ValueError
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        with worker._uncollected(freeze=True):  # the start's imports: kept out of later passes
+            pass
         assert gc.isenabled() and gc.get_freeze_count() > 0
+        gc.disable()
+        with worker._uncollected():
+            pass
+        assert not gc.isenabled()  # as it was
     finally:
+        gc.enable()
         gc.unfreeze()
 
 
-def test_each_run_gets_its_own_copies_of_the_inputs_it_mutates_with_their_strides():
-    """One foreach copy for them all; an expanded input (overlapping strides) among them is still copied."""
+def test_each_run_gets_its_own_copies_of_the_inputs_it_mutates_with_their_strides(monkeypatch):
+    """One foreach copy for them all; an expanded input (overlapping strides) among them is cloned alone."""
+    from kernelviz.bench import measure
     from kernelviz.bench.measure import arg_maker
+
+    clones = []
+    clone = measure._clone
+    monkeypatch.setattr(measure, "_clone", lambda t: clones.append(t) or clone(t))
 
     expanded = torch.randn(3).expand(4, 3)
     args = [torch.randn(4, 3), torch.randn(3, 4).t(), torch.randn(8)[1::2], torch.arange(5), 7, torch.randn(2)]
@@ -375,3 +392,7 @@ def test_each_run_gets_its_own_copies_of_the_inputs_it_mutates_with_their_stride
             if 0 not in a.stride():  # a run writes into its copies, never into the user's tensors
                 a.add_(1)
         assert all(torch.equal(k, a) for k, a in zip(kept, inputs) if isinstance(a, torch.Tensor))
+        assert [c is expanded for c in clones] == ([True, True] if inputs is not args else [])  # one a run
+        clones.clear()
+    ones = torch.ones(2)
+    assert arg_maker([ones, 3], set())() == [ones, 3] and not clones  # nothing mutated: nothing copied

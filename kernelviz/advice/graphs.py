@@ -94,7 +94,8 @@ def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
     if run.replay_ms is not None and run.replay_ms < run.plain_ms:
         ms = run.plain_ms - run.replay_ms
         how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
-               f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs and {run.replay_runs} replays)")
+               f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs"
+               + (f" and {run.replays} replays)" if run.replays else ")"))
     else:  # the idle time is what is at stake; no saving is claimed
         ms = idle
         if run.replay_ms is not None:

@@ -166,10 +166,10 @@ def _instrumented_source(lines: list[str], first: int, last: int, launch_lines: 
     return textwrap.dedent("\n".join(body))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=16)
 def _compiled(source: str, filename: str) -> types.CodeType:
-    """The code of an instrumented function, kept for the next timing of the same graph (a capture of a step
-    compiled before: compiling a backward's call() took 0.03-0.04 s)."""
+    """The code of an instrumented function, kept in this process for the next timing of the same graph (a capture
+    of a step compiled before: compiling a backward's call() took 0.03-0.04 s); a step's call()s and partitions fit."""
     return compile(source, filename, "exec")
 
 

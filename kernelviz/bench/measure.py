@@ -303,26 +303,33 @@ def arg_maker(args: list[Any], mutated: Any) -> Callable[[], list]:
     if mutated is None:  # unknown: copy every tensor, the user's data must not change
         mutated = range(len(args))
     copied = sorted(i for i in set(mutated) if i < len(args) and isinstance(args[i], torch.Tensor))
+    alone = {i for i in copied if any(n > 1 and step == 0 for n, step in zip(args[i].size(), args[i].stride()))}
+    together = [i for i in copied if i not in alone]  # one foreach copy a run; an expanded input is cloned alone
 
     def make() -> list:
         made = list(args)
-        for i, copy in zip(copied, _copies([args[i] for i in copied])):
+        for i, copy in zip(together, _copies([args[i] for i in together])):
             made[i] = copy
+        for i in alone:
+            made[i] = _clone(args[i])
         return made
 
     return make
 
 
 def _copies(tensors: list[Any]) -> list[Any]:
-    """Copies with the same strides, all copied in one foreach copy (an optimizer's step mutates every parameter:
+    """Copies with the same strides (of no expanded input: its copy cannot be written in place, :func:`_clone`), all
+    copied in one foreach copy (an optimizer's step mutates every parameter:
     one ``copy_`` each cost it 13 us a tensor and run on a resnet50 step); one at a time where that refuses them."""
     import torch
 
+    if not tensors:
+        return []
     outs = [torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device) for t in tensors]
     try:
         with torch.no_grad():  # data for a run, as the graph runs (a foreach copy under grad marks every copy)
             torch._foreach_copy_(outs, tensors)
-    except (RuntimeError, TypeError):  # e.g. overlapping strides (an expanded input)
+    except (RuntimeError, TypeError):  # tensors it does not take: one at a time
         return [_clone(t) for t in tensors]
     return outs
 
@@ -330,13 +337,14 @@ def _copies(tensors: list[Any]) -> list[Any]:
 def _clone(tensor: Any) -> Any:
     import torch
 
-    out = torch.empty_strided(tensor.size(), tensor.stride(), dtype=tensor.dtype, device=tensor.device)
-    try:
-        return out.copy_(tensor)
-    except RuntimeError:  # overlapping strides (an expanded input): copy the memory it covers
-        span = 1 + sum((n - 1) * s for n, s in zip(tensor.size(), tensor.stride())) if tensor.numel() else 0
-        flat = torch.as_strided(tensor, (span,), (1,), tensor.storage_offset()).clone()
-        return torch.as_strided(flat, tensor.size(), tensor.stride())
+    with torch.no_grad():
+        out = torch.empty_strided(tensor.size(), tensor.stride(), dtype=tensor.dtype, device=tensor.device)
+        try:
+            return out.copy_(tensor)
+        except RuntimeError:  # overlapping strides (an expanded input): copy the memory it covers
+            span = 1 + sum((n - 1) * s for n, s in zip(tensor.size(), tensor.stride())) if tensor.numel() else 0
+            flat = torch.as_strided(tensor, (span,), (1,), tensor.storage_offset()).clone()
+            return torch.as_strided(flat, tensor.size(), tensor.stride())
 
 
 def namespace(graph: Graph, compiled: Any, step: Callable[[str], None] | None = None) -> dict[str, Any]:

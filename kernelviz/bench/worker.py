@@ -66,16 +66,20 @@ def _preload() -> None:
 
 
 @contextlib.contextmanager
-def _uncollected():
+def _uncollected(freeze: bool = False):
     """No garbage collection while torch, Inductor or a graph's code is imported: they make millions of objects and
-    no garbage, and the collector's passes over them took a quarter of this process's start (2.4-2.6 s instead of
-    3.1-3.5 s on a CPU). What they made is then frozen out of every later pass."""
+    no garbage, and the collector's passes over them took a quarter of the time (on a CPU machine: torch, Inductor's
+    runtime and a graph's imports 2.4-2.6 s instead of 3.1-3.5 s). ``freeze``: what the block made stays for the
+    process's life (its start's imports), so it is kept out of every later pass once the block ends as it should."""
+    was = gc.isenabled()
     gc.disable()
     try:
         yield
+        if freeze:
+            gc.freeze()
     finally:
-        gc.freeze()
-        gc.enable()
+        if was:
+            gc.enable()
 
 
 def _job_line(idle_s: float | None) -> str:
@@ -87,7 +91,7 @@ def _job_line(idle_s: float | None) -> str:
 
 def main(idle_s: float | None = None) -> int:
     faulthandler.enable()  # a fault's Python stack to stderr: the parent names the frame it died in
-    with _uncollected():
+    with _uncollected(freeze=True):
         import torch  # noqa: F401
         import torch._inductor.async_compile  # noqa: F401 - what every graph's code imports first
         import torch._inductor.runtime.triton_heuristics  # noqa: F401

@@ -44,7 +44,7 @@ def as_run_line(run: AsRun) -> str:
     clock = "CUDA events" if run.unit == "gpu" else "wall clock"
     plain, cpu, kernels, replay = ms_texts(run.plain_ms, run.launch_cpu_ms, run.kernels_ms, run.replay_ms)
     parts = [f"plain call() {plain} ({clock}, {run.runs} runs)"]
-    replay = None if replay is None else f"{replay} ({run.replay_runs} replays)"
+    replay = f"{replay} ({run.replays} replays)" if replay is not None and run.replays else replay
     parts += [f"{what} {text}" for what, text in (("CPU launch", cpu), ("kernels", kernels),
                                                   ("as a CUDA graph", replay)) if text is not None]
     parts += [run.note] if run.note else []

@@ -338,7 +338,8 @@ def kernel_sections(capture: Capture, room: int) -> list[str]:
     keys = [(g, graph, k) for g, graph in enumerate(capture.graphs) for k in graph.kernels]
     plain = {(g, k.name): f'<div class="highlight"><pre>{escape(k.source)}</pre></div>' for g, _, k in keys}
     elsewhere = {(g, k.name): _stages_elsewhere(k) for g, _, k in keys}
-    room -= sum(_size(kernel_section(graph, k, plain[g, k.name] + elsewhere[g, k.name])) for g, graph, k in keys)
+    room -= sum(_size(kernel_section(graph, k)) + _size(plain[g, k.name]) + _size(elsewhere[g, k.name])
+                for g, graph, k in keys)
     room = max(room, 0)
     marked, staged_html = {}, {}
 
@@ -384,7 +385,7 @@ def body(capture: Capture, *, summary: bool = False, around: int = 0) -> str:
     head = header(capture, found) + (f'<p class="kv-hint">{_SUMMARY}</p>' if summary else "")
     graphs = [graph_section(capture, g, found, "", top=top) for g in capture.graphs]
     if not summary:
-        room = (REPORT_SIZE * sum(len(graph.code) for graph in capture.graphs) - around - _size(head)
+        room = (REPORT_SIZE * sum(_size(graph.code) for graph in capture.graphs) - around - _size(head)
                 - sum(map(_size, graphs)))
         graphs = [section + kernels for section, kernels in zip(graphs, kernel_sections(capture, int(room)))]
     return head + "".join(graphs)
