@@ -365,8 +365,8 @@ def kernel_sections(capture: Capture, room: int) -> list[str]:
 
 
 def _size(html: str) -> int:
-    """Bytes, as a file or a notebook holds the text."""
-    return len(html.encode())
+    """Bytes, as a file holds the text (a lone surrogate written as its escape, as ``save_html`` writes it)."""
+    return len(html.encode("utf-8", "backslashreplace"))
 
 
 def report(capture: Capture, *, summary: bool = False, around: int = 0) -> str:
