@@ -318,9 +318,9 @@ def arg_maker(args: list[Any], mutated: Any) -> Callable[[], list]:
 
 
 def _copies(tensors: list[Any]) -> list[Any]:
-    """Copies with the same strides (of no expanded input: its copy cannot be written in place, :func:`_clone`), all
-    copied in one foreach copy (an optimizer's step mutates every parameter:
-    one ``copy_`` each cost it 13 us a tensor and run on a resnet50 step); one at a time where that refuses them."""
+    """Copies with the same strides of tensors that are not expanded (:func:`_clone` copies those), all in one foreach
+    copy: an optimizer's step mutates every parameter, and a ``copy_`` each took 5,891 calls over a resnet50 step's
+    timing. One at a time where the foreach copy refuses them."""
     import torch
 
     if not tensors:

@@ -341,18 +341,19 @@ def kernel_sections(capture: Capture, room: int) -> list[str]:
     room -= sum(_size(kernel_section(graph, k)) + _size(plain[g, k.name]) + _size(elsewhere[g, k.name])
                 for g, graph, k in keys)
     room = max(room, 0)
-    marked, staged_html = {}, {}
+    marked, staged_html, extra = {}, {}, {}  # extra: the bytes a kernel's markup adds to its plain source
 
     def markup(g: int, kernel: Kernel) -> int:
         marked[g, kernel.name] = _highlighted(kernel)
-        return _size(marked[g, kernel.name]) - _size(plain[g, kernel.name])
+        extra[g, kernel.name] = _size(marked[g, kernel.name]) - _size(plain[g, kernel.name])
+        return extra[g, kernel.name]
 
     def stages(g: int, kernel: Kernel) -> int:
         staged_html[g, kernel.name] = stages_section(kernel)
         return _size(staged_html[g, kernel.name]) - _size(elsewhere[g, kernel.name])
 
     highlighted = heaviest_kept(capture, markup, HIGHLIGHT_SHARE * room)
-    room -= sum(_size(marked[key]) - _size(plain[key]) for key in highlighted)
+    room -= sum(extra[key] for key in highlighted)
     staged = heaviest_kept(capture, stages, room)
 
     def content(g: int, kernel: Kernel) -> str:
