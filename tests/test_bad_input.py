@@ -79,7 +79,7 @@ CASES = [
     ("notebook.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}),
      "a Jupyter notebook, not a kernelviz capture"),
     ("saved-output.json", json.dumps({"schema_version": 2, "encoding": ENCODING, "data": ""}),
-     "the compact form a notebook saves ('xz+base64'), not a capture's JSON"),
+     "the compact form a notebook saves ('xz+base85'), not a capture's JSON"),
     ("image.py", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xd8",
      "binary data, not UTF-8 text; expected Inductor output code"),
     ("nul.py", "x = 1\n\x00\x00\x00", "binary data (a NUL byte at offset 6), not text"),
@@ -130,8 +130,10 @@ def test_a_line_break_in_a_quoted_value_stays_on_the_line():
 
 def test_saved_output_that_is_damaged_says_so():
     data = saved(kernelviz.load(MLP))
-    with pytest.raises(kernelviz.CaptureError, match="notebook output: its data is not xz\\+base64 of JSON"):
+    with pytest.raises(kernelviz.CaptureError, match="notebook output: its data is not xz\\+base85 of JSON"):
         capture_from_bundle({**data, "data": data["data"][:100]})
+    with pytest.raises(kernelviz.CaptureError, match="not xz\\+base85 of JSON .*bad base85 character"):
+        capture_from_bundle({**data, "data": "\"" + data["data"]})
     with pytest.raises(kernelviz.CaptureError, match="notebook output encoded as 'zstd'"):
         capture_from_bundle({**data, "encoding": "zstd"})
     assert capture_from_bundle(GOOD) == kernelviz.load(MLP)  # the model's JSON, as kernelviz 0.1 saved it

@@ -1,6 +1,6 @@
 """What a notebook saves of a capture: the panel's data compressed with each text and recorded value stored once,
 a report without kernel sources for GitHub and nbviewer, and the text summary; at most 1.5x the code it shows.
-Outputs saved by an older kernelviz (gzip) still read."""
+Outputs saved by an older kernelviz (xz in base64, gzip) still read."""
 
 import base64
 import json
@@ -19,7 +19,7 @@ RESNET = FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"
 
 
 def _inner(data: dict) -> dict:
-    return split(base64.b64decode(data["data"]))[0]
+    return split(base64.b85decode(data["data"]))[0]
 
 
 def test_a_resnet18_graph_saves_at_most_one_and_a_half_times_its_code():
@@ -73,10 +73,25 @@ def test_nbviewer_and_github_get_the_summary_not_the_data():
     assert saved(cap)["data"][:40] not in body
 
 
-def test_an_output_saved_in_the_earlier_gzip_form_still_reads():
+def test_outputs_saved_in_the_earlier_forms_still_read():
     old = json.loads((FIXTURES / "saved" / "gzip" / "mlp_0.json").read_text())  # saved() of mlp_0.py before xz
     assert old["encoding"] == "gzip+base64"
     assert capture_from_bundle(old) == kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    deep = FIXTURES / "deep" / "h100_capture.json"
+    old = json.loads((FIXTURES / "saved" / "xz-base64" / deep.name).read_text())  # saved() of it before base85
+    assert old["encoding"] == "xz+base64"
+    assert capture_from_bundle(old) == kernelviz.load(deep)
+    assert decode(old) == decode(saved(kernelviz.load(deep)))
+
+
+def test_base85_takes_a_sixteenth_less_than_base64_and_every_length_reads():
+    """The saved form's text: 5 characters for 4 bytes (base64 takes 5.33), a last group of any length read back."""
+    cap = kernelviz.load(FIXTURES / "deep" / "h100_capture.json")
+    data = saved(cap)
+    raw = base64.b85decode(data["data"])
+    assert len(data["data"]) == -(-len(raw) * 5 // 4) < len(base64.b64encode(raw)) * 0.94
+    for cut in range(1, 5):  # what a byte tail of another length would leave in the last group
+        assert base64.b85decode(base64.b85encode(raw[:-cut])) == raw[:-cut]
 
 
 def test_repro_scripts_keep_their_recorded_values_once_as_bytes():
@@ -91,12 +106,15 @@ def test_repro_scripts_keep_their_recorded_values_once_as_bytes():
 
 
 @needs_browser
-@pytest.mark.parametrize("form", ["xz", "gzip"])
-def test_the_panel_reads_the_saved_form_and_the_earlier_gzip_one(tmp_path, form):
+@pytest.mark.parametrize("form", ["xz", "xz-base64", "gzip"])
+def test_the_panel_reads_the_saved_form_and_the_earlier_ones(tmp_path, form):
     """In Chromium the panel's decodePayload gives back what Python's decode does: sources, code and the repro
-    scripts rebuilt from the bytes after the JSON (xz), or the earlier gzip form as it was saved."""
+    scripts rebuilt from the bytes after the JSON (xz, in base85 or as saved before in base64), or the earlier gzip
+    form as it was saved."""
     if form == "xz":
         data = saved(kernelviz.load(FIXTURES / "deep" / "h100_capture.json"))  # stages and repro scripts
+    elif form == "xz-base64":
+        data = json.loads((FIXTURES / "saved" / "xz-base64" / "h100_capture.json").read_text())
     else:
         data = json.loads((FIXTURES / "saved" / "gzip" / "mlp_0.json").read_text())
     want = decode(data)

@@ -5,9 +5,10 @@ and whether the device's peaks are known (``rules.py``)). The model ignores the 
 A notebook saves that JSON in a compact form (:func:`saved`): each kernel's source as the ``[start,
 end]`` span of its graph's code that it is (the text is stored once), the recorded values (base64 in the model's
 JSON, and in the repro scripts of the annex) as raw bytes after the JSON line, each distinct value once
-(:mod:`kernelviz.compressed`'s form), then the whole xz-compressed and base64-encoded. The panel decodes it
-(``static/src/payload.js``, with an xz decoder bundled in); :func:`capture_from_bundle` reads it back in Python.
-Outputs saved in the earlier form (gzip, no byte tail) are read too.
+(:mod:`kernelviz.compressed`'s form), then the whole xz-compressed and base85-encoded (5 characters for 4 bytes,
+where base64 takes 5.33). The panel decodes it (``static/src/payload.js``, with an xz decoder bundled in);
+:func:`capture_from_bundle` reads it back in Python. Outputs saved in the earlier forms (xz in base64; gzip, no
+byte tail) are read too.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from .stages import kernel_extras, without_stages
 from .text import dynamo_lines, package_line
 from .why import cudagraph_lines, pool_line, sweeps
 
-ENCODING = "xz+base64"  # the value of "encoding" in the saved form
-GZIP = "gzip+base64"  # what kernelviz saved before (read, never written)
+ENCODING = "xz+base85"  # the value of "encoding" in the saved form
+XZ64, GZIP = "xz+base64", "gzip+base64"  # what kernelviz saved before (read, never written)
 Filters = tuple[list[dict[str, Any]], list[dict[str, Any]]]  # xz's filters of the JSON, of the recorded values
 # xz for a notebook's saved output, its JSON (in a thread, after the panel shows: ~4 MB/s of JSON, 70% of preset 1's
 # size on a GPU capture with stages; the recorded values as in a .kvz); the live widget's payload, made before the
@@ -138,7 +139,7 @@ def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
 def saved(capture: Capture) -> dict[str, Any]:
     """What a notebook saves under ``application/vnd.kernelviz.v1+json``: :func:`payload` (the whole capture: a
     notebook is what users share) in the compact form (sources as spans, recorded values as raw bytes, xz:
-    deterministic), base64-encoded."""
+    deterministic), base85-encoded."""
     return pack(payload(capture))
 
 
@@ -155,7 +156,7 @@ def packing(data: dict[str, Any], filters: Filters = SAVED) -> Callable[[], dict
     compressed = pool.submit(_compressed, data, filters)
     pool.shutdown(wait=False)  # its thread ends once the compression is done
     return lambda: {"schema_version": SCHEMA_VERSION, "encoding": ENCODING,
-                    "data": base64.b64encode(compressed.result()).decode()}
+                    "data": base64.b85encode(compressed.result()).decode()}
 
 
 def _compressed(data: dict[str, Any], filters: Filters) -> bytes:
@@ -207,11 +208,12 @@ def decode(data: Any) -> Any:
     for data that is not either; what the decoded JSON holds is checked by :meth:`Capture.from_dict`."""
     if not isinstance(data, dict) or "encoding" not in data:
         return data
-    if data["encoding"] not in (ENCODING, GZIP):
-        raise CaptureError(f"notebook output encoded as {data['encoding']!r:.40}; this kernelviz reads {ENCODING!r}"
-                           f" and {GZIP!r}")
+    if data["encoding"] not in (ENCODING, XZ64, GZIP):
+        raise CaptureError(f"notebook output encoded as {data['encoding']!r:.40}; this kernelviz reads {ENCODING!r},"
+                           f" {XZ64!r} and {GZIP!r}")
     try:
-        raw = base64.b64decode(data.get("data", ""), validate=True)
+        text = data.get("data", "")
+        raw = base64.b85decode(text) if data["encoding"] == ENCODING else base64.b64decode(text, validate=True)
         if data["encoding"] == GZIP:
             payload, tail = loads(gzip.decompress(raw)), b""
         else:

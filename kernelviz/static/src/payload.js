@@ -1,12 +1,36 @@
-// The form a notebook saves (kernelviz/views/payload.py, `saved`): one xz stream, base64-encoded, of the panel's
+// The form a notebook saves (kernelviz/views/payload.py, `saved`): one xz stream, base85-encoded, of the panel's
 // JSON on its first line and then the raw bytes of the recorded values (each stored once). In the JSON each
 // kernel's source is the [start, end] span of its graph's code that it is, a recorded value of the model is
 // {"bytes": [start, end]} of the bytes after the line (the panel shows none of them), and a kernel's repro script
-// is a list of text and [start, end] spans whose base64 it holds there. Outputs saved before are gzip, no bytes.
+// is a list of text and [start, end] spans whose base64 it holds there. Outputs saved before are xz in base64, or
+// gzip (no bytes).
 // Decoding gives plain data (JSON.parse and string slices): nothing in it is ever run or made HTML.
 import { XzReadableStream } from "xz-decompress";
 
-const XZ = "xz+base64", GZIP = "gzip+base64";
+const XZ = "xz+base85", XZ64 = "xz+base64", GZIP = "gzip+base64";
+// Python's base64.b85encode alphabet (RFC 1924): 4 bytes as 5 characters, big-endian; a last group of n < 4 bytes
+// as n + 1 characters (read as if padded with the last character)
+const B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+const B85_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < B85.length; i++) B85_VALUE[B85.charCodeAt(i)] = i;
+
+function base85Bytes(text) {
+  const pad = (5 - (text.length % 5)) % 5;
+  const out = new Uint8Array(((text.length + pad) / 5) * 4);
+  const view = new DataView(out.buffer);
+  for (let at = 0; at < text.length; at += 5) {
+    let word = 0;
+    for (let i = at; i < at + 5; i++) {
+      const code = i < text.length ? text.charCodeAt(i) : 126;  // "~", the last character
+      const value = code < 128 ? B85_VALUE[code] : -1;
+      if (value < 0) throw new Error(`kernelviz: the saved data is not base85 (character ${i})`);
+      word = word * 85 + value;
+    }
+    if (word > 0xffffffff) throw new Error(`kernelviz: the saved data is not base85 (characters ${at} to ${at + 4})`);
+    view.setUint32((at / 5) * 4, word);
+  }
+  return out.subarray(0, out.length - pad);
+}
 
 function base64Bytes(text) {
   const binary = atob(text);
@@ -37,8 +61,8 @@ function isSpan(part, size) {
 export async function decodePayload(data) {
   if (!data || data.encoding === undefined) return data;
   let cap, tail = new Uint8Array();
-  if (data.encoding === XZ) {
-    [cap, tail] = await xzDecoded(base64Bytes(data.data));
+  if (data.encoding === XZ || data.encoding === XZ64) {
+    [cap, tail] = await xzDecoded(data.encoding === XZ ? base85Bytes(data.data) : base64Bytes(data.data));
   } else if (data.encoding === GZIP) {
     const stream = new Blob([base64Bytes(data.data)]).stream().pipeThrough(new DecompressionStream("gzip"));
     cap = JSON.parse(await new Response(stream).text());
