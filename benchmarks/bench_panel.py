@@ -20,7 +20,7 @@ import kernelviz  # noqa: E402
 kernelviz.needs("pytest", "test", "benchmarks/bench_panel.py")  # tests/browser.py and conftest.py import it
 from browser import chromium_page, panel_site, serve  # noqa: E402
 from conftest import FIXTURES, big_capture, fill_timings  # noqa: E402
-from kernelviz.views.payload import pack, payload, saved  # noqa: E402
+from kernelviz.views.payload import live_packed, payload, saved  # noqa: E402
 
 MEASURE = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -54,7 +54,7 @@ def one_long_graph(launches: int = 6000) -> kernelviz.Capture:
 def measure(label: str, cap: kernelviz.Capture) -> None:
     fill_timings(cap)
     start = time.perf_counter()
-    sent = json.dumps(pack(payload(cap, per_kernel=False)))  # what the widget syncs
+    sent = json.dumps(live_packed(cap))  # what the widget syncs
     python_ms = (time.perf_counter() - start) * 1e3
     live = json.dumps(payload(cap, per_kernel=False))  # the same, as the panel reads it once decoded
     stored = json.dumps(saved(cap))  # what a notebook saves for the JupyterLab renderer

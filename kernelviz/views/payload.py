@@ -126,6 +126,12 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 
 
+def live_packed(capture: Capture) -> dict[str, Any]:
+    """What the live widget syncs as its ``payload``, which a notebook's widget state keeps: :func:`payload` without
+    the per-kernel parts, packed with the ``LIVE`` filters."""
+    return pack(payload(capture, per_kernel=False), LIVE)
+
+
 def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
     """A job's ranks as the panel draws them: the reference rank's capture, with the comparison without the
     captures themselves under ``ranks`` (the panel's Ranks tab)."""

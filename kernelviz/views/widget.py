@@ -12,7 +12,7 @@ import traitlets
 
 from ..model import Capture, Ranks
 from .panel_code import PanelWidget
-from .payload import LIVE, graph_view, kernel_view, pack, payload, ranks_payload
+from .payload import LIVE, graph_view, kernel_view, live_packed, pack, ranks_payload
 
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
 
@@ -85,7 +85,7 @@ class CaptureWidget(PanelWidget):
         self.payload = self._payload()
 
     def _payload(self) -> dict:
-        return pack(payload(self.capture, per_kernel=False), LIVE)
+        return live_packed(self.capture)
 
     @property
     def selected_launch(self):
