@@ -8,20 +8,20 @@
 import { XzReadableStream } from "xz-decompress";
 
 const XZ = "xz+base85", XZ64 = "xz+base64", GZIP = "gzip+base64";
-// Python's base64.b85encode alphabet (RFC 1924): 4 bytes as 5 characters, big-endian; a last group of n < 4 bytes
-// as n + 1 characters (read as if padded with the last character)
+// Python's base64.b85encode alphabet (RFC 1924): 4 bytes as 5 characters, big-endian. An xz stream's length is a
+// multiple of 4 bytes, so the saved text is whole groups of 5.
 const B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 const B85_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < B85.length; i++) B85_VALUE[B85.charCodeAt(i)] = i;
 
 function base85Bytes(text) {
-  const pad = (5 - (text.length % 5)) % 5;
-  const out = new Uint8Array(((text.length + pad) / 5) * 4);
+  if (text.length % 5) throw new Error(`kernelviz: the saved data is cut (${text.length} characters of base85)`);
+  const out = new Uint8Array((text.length / 5) * 4);
   const view = new DataView(out.buffer);
   for (let at = 0; at < text.length; at += 5) {
     let word = 0;
     for (let i = at; i < at + 5; i++) {
-      const code = i < text.length ? text.charCodeAt(i) : 126;  // "~", the last character
+      const code = text.charCodeAt(i);
       const value = code < 128 ? B85_VALUE[code] : -1;
       if (value < 0) throw new Error(`kernelviz: the saved data is not base85 (character ${i})`);
       word = word * 85 + value;
@@ -29,7 +29,7 @@ function base85Bytes(text) {
     if (word > 0xffffffff) throw new Error(`kernelviz: the saved data is not base85 (characters ${at} to ${at + 4})`);
     view.setUint32((at / 5) * 4, word);
   }
-  return out.subarray(0, out.length - pad);
+  return out;
 }
 
 function base64Bytes(text) {
