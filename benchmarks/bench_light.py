@@ -1,7 +1,7 @@
 """How light a capture of a real training step is (issue 36): the exit time of ``capture()`` with and without timing
 and repros, and the size of what a user keeps of it (``save()``, ``to_html()``, the notebook output, ``repr``),
-each beside the capture's output code (the sum of its graphs' ``code``). Then the same sizes for the real H100
-capture with compiled stages (tests/fixtures/deep/h100_capture.json) loaded from its JSON.
+each beside the capture's output code (the sum of its graphs' ``code``). Then the same sizes for a real H200
+transformer training step with stages and repros (tests/fixtures/deep/h200_transformer_step.kvz), loaded.
 
     python benchmarks/bench_light.py            # CPU: 2-layer TransformerEncoderLayer step, a small CNN step
     python benchmarks/bench_light.py --quick    # CPU: the transformer step only
@@ -44,7 +44,7 @@ from kernelviz.views.display import static_bundle  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle, live_packed  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
-FIXTURE = ROOT / "tests" / "fixtures" / "deep" / "h100_capture.json"
+FIXTURE = ROOT / "tests" / "fixtures" / "deep" / "h200_transformer_step.kvz"
 EXIT_ONLY = False  # --exit
 
 
