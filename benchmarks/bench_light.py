@@ -41,7 +41,7 @@ sys.path.insert(0, os.environ.get("KERNELVIZ_FROM") or str(ROOT))
 import kernelviz  # noqa: E402
 from kernelviz.model import MIME_TYPE  # noqa: E402
 from kernelviz.views.display import static_bundle  # noqa: E402
-from kernelviz.views.payload import capture_from_bundle, live_packed  # noqa: E402
+from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 FIXTURE = ROOT / "tests" / "fixtures" / "deep" / "h200_transformer_step.kvz"
@@ -189,6 +189,8 @@ def live_state(cap: kernelviz.Capture) -> int:
     """Bytes of the live widget's payload as a notebook's widget state holds it (``store_widget_state``, or
     JupyterLab's ``saveState``): the panel's code is saved once per notebook, not counted here. Made where anywidget
     is missing too (the GPU image), as the widget would make it."""
+    from kernelviz.views.payload import live_packed  # here: --exit runs on an older kernelviz (KERNELVIZ_FROM) too
+
     return len(json.dumps(live_packed(cap)).encode())
 
 
@@ -202,6 +204,7 @@ def first_display(cap: kernelviz.Capture) -> None:
         return
     from kernelviz.ir import StageJob, StageReading
     from kernelviz.model import KernelIR
+    from kernelviz.views.payload import live_packed
 
     kernel = cap.kernels[0]
     saved_ir, kernel.ir = kernel.ir, KernelIR()

@@ -209,9 +209,9 @@ def _with_spans(graph: dict[str, Any]) -> dict[str, Any]:
 
 
 def decode(data: Any) -> Any:
-    """The payload from what a notebook saved: :func:`saved`'s form (or the gzip form kernelviz saved before)
-    decoded, or the model's JSON (which kernelviz 0.1 saved) as it is. Raises :class:`CaptureError` (one line)
-    for data that is not either; what the decoded JSON holds is checked by :meth:`Capture.from_dict`."""
+    """The payload from what a notebook saved: :func:`saved`'s form (or the forms kernelviz saved before: xz in
+    base64, gzip) decoded, or the model's JSON (which kernelviz 0.1 saved) as it is. Raises :class:`CaptureError`
+    (one line) for data that is none of these; what the decoded JSON holds is checked by :meth:`Capture.from_dict`."""
     if not isinstance(data, dict) or "encoding" not in data:
         return data
     if data["encoding"] not in (ENCODING, XZ64, GZIP):
@@ -259,7 +259,8 @@ def _spans_to_sources(graph: dict[str, Any]) -> None:
 
 
 def capture_from_bundle(data: Any) -> Capture:
-    """The :class:`Capture` in a notebook output's ``application/vnd.kernelviz.v1+json`` data (either form).
+    """The :class:`Capture` in a notebook output's ``application/vnd.kernelviz.v1+json`` data (any form
+    :func:`decode` reads).
 
     Raises :class:`CaptureError` with one line, as :meth:`Capture.from_dict` does."""
     return Capture.from_dict(decode(data))

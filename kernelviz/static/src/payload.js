@@ -15,6 +15,7 @@ const B85_VALUE = new Int8Array(128).fill(-1);
 for (let i = 0; i < B85.length; i++) B85_VALUE[B85.charCodeAt(i)] = i;
 
 function base85Bytes(text) {
+  if (typeof text !== "string") throw new Error("kernelviz: the saved data is not text");
   if (text.length % 5) throw new Error(`kernelviz: the saved data is cut (${text.length} characters of base85)`);
   const out = new Uint8Array((text.length / 5) * 4);
   const view = new DataView(out.buffer);
