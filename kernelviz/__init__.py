@@ -81,7 +81,7 @@ def load(source: str | Path) -> Capture | Ranks:
     torch = sys.modules.get("torch")
     if (isinstance(loaded, Capture) and torch is not None and torch.cuda.is_available()
             and any(g.device == "cuda" and g.package is None for g in loaded.graphs)):
-        from .bench.isolation import Worker
+        from .children import Worker
 
         Worker.warm()
     return loaded

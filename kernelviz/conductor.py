@@ -3,21 +3,22 @@
 1. **record**: inside the block, the recorder's hooks see every graph Inductor compiles or runs in this thread
    (:class:`~kernelviz.recorder.Recorder`); with ``bench`` the tensors each graph ran with are held for step 4.
 2. **build**: when the block ends (also when it raises) every hook is undone and the recorder builds the model's
-   graphs; each graph keeps its live side (``Graph._run``) for timing later in this process.
+   graphs; each graph's live side (:class:`~kernelviz.recorder.runs.GraphRun`) goes into the capture's
+   :class:`~kernelviz.session.Session`, never into its data.
 3. **stages**: each Triton kernel's binary facts (registers, spills, shared memory, occupancy, options) are read
    now; the texts of its compiled stages (TTIR to SASS, with their links to source lines) in a thread
    (:mod:`kernelviz.ir`), which never holds the exit: whatever shows or saves the capture waits for them
-   (``Capture.wait_stages``).
-4. **bench**: with ``bench``, and when the block did not raise, every graph is timed (:mod:`kernelviz.bench`); the
-   held tensors are let go afterwards, timed or not. With ``repros``, the repro scripts' expected outputs are
-   computed afterwards in the timing process, in a thread that never holds the exit either (``Capture.wait_repros``;
-   saving or showing the capture waits for them).
-5. **advice**: the findings of what was recorded and measured, worked out once (:mod:`kernelviz.advice`).
+   (``LiveCapture.wait_stages``).
+4. **bench**: with ``bench``, and when the block did not raise, every graph is timed in the timing process, on the
+   tensors it ran with (:mod:`kernelviz.bench`): nothing the timing runs stays in this process. The held tensors
+   are let go afterwards, timed or not.
+5. **repros**: with ``repros``, the timing recorded what the repro scripts need; their expected outputs are
+   computed afterwards in the timing process, in a thread that never holds the exit either
+   (``LiveCapture.wait_repros``; saving or showing the capture waits for them).
+6. **advice**: the findings of what was recorded and measured, worked out once (:mod:`kernelviz.advice`).
 
 The stages' reading is held back from step 4 to the exit's end: its Python would compete for the GIL with the
-timing's (its CPU figures stay the capture's own) and with the exit's.
-
-``cap.bench()`` after the cell is steps 4 and 5 again (:func:`timed`).
+exit's. ``cap.bench()`` after the cell is steps 4 to 6 again (:func:`timed`).
 """
 
 from __future__ import annotations
@@ -26,60 +27,141 @@ import contextlib
 from typing import Any
 
 from .advice import advise
-from .bench import bench
+from .bench import BenchOptions, bench
 from .ir import read_in_background, stage_jobs
-from .model import Capture
+from .model import Capture, DevicePeaks
 from .recorder import Recorder, distributed
+from .repro.record import Landing
+from .session import Session
 
 
 class Capturing:
-    """The context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`Capture`, filled in when
-    the block exits. ``progress``: as :func:`kernelviz.bench.bench` takes it (the notebook's panel passes its
+    """The context manager behind :func:`kernelviz.capture`: ``with`` gives the :class:`LiveCapture`, filled in
+    when the block exits. ``progress``: as :func:`kernelviz.bench.bench` takes it (the notebook's panel passes its
     own reporter). ``profile`` None: profile the block when timing on a rank of a torch.distributed job."""
 
     def __init__(self, *, fresh_compile: bool = False, bench: bool = False, repros: bool = False,
-                 profile: bool | None = None, progress: Any = True, capture: Capture | None = None) -> None:
-        self.capture = capture if capture is not None else Capture()
-        self.bench, self.repros, self.progress = bench, repros, progress
+                 profile: bool | None = None, progress: Any = True, capture: LiveCapture | None = None) -> None:
+        self.capture = capture if capture is not None else LiveCapture()
+        self.bench, self.options = bench, BenchOptions(progress=progress, repros=repros)
         if profile is None:
             profile = bench and distributed.initialized()
         self.recorder = Recorder(self.capture, fresh_compile=fresh_compile, hold_inputs=bench, profile=profile)
 
-    def __enter__(self) -> Capture:
+    def __enter__(self) -> LiveCapture:
         self.recorder.start()  # 1. record
         return self.capture
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
-        capture = self.capture
+        capture, session = self.capture, self.capture.session
         self.recorder.stop()
         reading = None
         try:
-            self.recorder.build()  # 2. build
-            capture._stages = reading = read_in_background(  # 3. stages, held until the exit's end
-                [job for graph in capture.graphs for job in stage_jobs(graph, _compiled(graph))], held=True)
+            session.runs = self.recorder.build()  # 2. build
+            session.stages = reading = read_in_background(  # 3. stages, held until the exit's end
+                [job for graph, run in session.runs for job in stage_jobs(graph, run.module())], held=True)
             if self.bench and exc_type is None and capture.graphs:
-                bench(capture, progress=self.progress, repros=self.repros)  # 4. bench
+                _repros(session, bench(capture, session.runs, self.options))  # 4. bench, 5. repros
         finally:
             self.recorder.release_inputs()
-            capture.findings = advise(capture)  # 5. advice
+            capture.findings = advise(capture)  # 6. advice
             if reading is not None:
                 reading.start()  # the exit's own work done: its Python no longer competes with theirs (the GIL)
 
 
-def timed(capture: Capture, **options: Any) -> Capture:
-    """Steps 4 and 5 again, after the block (``cap.bench()``): time every graph, then the findings anew."""
-    with _stages_paused(capture):
-        bench(capture, **options)
+def timed(capture: Capture, session: Session | None, *, isolated: bool = True, progress: Any = True,
+          peaks: DevicePeaks | None = None, limit_s: float = 60.0, repros: bool = False) -> Capture:
+    """Steps 4 to 6 again, after the block (``cap.bench()``): time every graph, then the findings anew. ``session``:
+    the capture's live side, where it was made in this process (None: a loaded capture)."""
+    from . import arguments
+
+    arguments.instance("bench", "capture", capture, Capture, optional=False)
+    options = BenchOptions.checked(isolated=isolated, progress=progress, peaks=peaks, limit_s=limit_s, repros=repros)
+    capture.wait_repros()
+    with _stages_paused(session):
+        recorded = bench(capture, session.runs if session is not None else (), options)
+    _repros(session, recorded)
     capture.findings = advise(capture)
     return capture
 
 
-def _stages_paused(capture: Capture) -> Any:
+def _repros(session: Session | None, recorded: list[Any]) -> None:
+    """Step 5: the recorded graphs' expected outputs computed in the background, once the stages are read (a loaded
+    capture, which has no session, waits for them here)."""
+    if not recorded:
+        return
+    landing = Landing(recorded, after=session.wait_stages if session is not None else None)
+    if session is not None:
+        session.repros = landing
+    else:
+        landing.wait()
+
+
+def _stages_paused(session: Session | None) -> Any:
     """The capture's stage reading held back (nothing where none is under way)."""
-    return capture._stages.paused() if capture._stages is not None else contextlib.nullcontext()
+    pending = session.stages if session is not None else None
+    return pending.paused() if pending is not None else contextlib.nullcontext()
 
 
-def _compiled(graph: Any) -> Any:
-    """The graph's compiled module, where it is alive in this process."""
-    run = graph._run
-    return run.compiled() if run is not None and run.compiled is not None else None
+class LiveCapture(Capture):
+    """A capture made in this process, with its :class:`Session`: what ``kernelviz.capture()`` gives. Its data is
+    a :class:`Capture`'s; showing, saving or timing it waits for what its session still works out."""
+
+    _session: Session  # declared state, not data: never written (a leading ``_``), copied or compared
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._session = Session()
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    def __reduce__(self) -> tuple:
+        """Copies and pickles are plain captures of the data as it is now; they never wait."""
+        state = {name: value for name, value in self.__dict__.items() if name != "_session"}
+        return _plain_capture, (), state
+
+    def wait_stages(self) -> LiveCapture:
+        """This capture once Triton's compiled stages are in ``Kernel.ir``: a capture on a GPU ends at once and
+        reads them (files and CUDA's disassembler) in a thread; showing, saving or timing it waits."""
+        self._session.wait_stages()
+        return self
+
+    def wait_repros(self) -> LiveCapture:
+        """This capture once the repro scripts' expected outputs are in it: a timing with repros ends at once and
+        has them computed in the timing process, in the background; saving, showing or timing it again waits."""
+        self._session.wait_repros()
+        return self
+
+    def _settled(self) -> LiveCapture:
+        return self.wait_stages().wait_repros()
+
+    def busy(self) -> list[str]:
+        """What is still worked out in the background for this capture, in words."""
+        return self._session.busy()
+
+    def held_bytes(self) -> int:
+        """Bytes of memory (on the device the graphs ran on) this capture keeps alive so that :meth:`bench` can time
+        its graphs on what they ran with later: copies of the inputs whose values steer them (max-pool offsets,
+        gather indices, seeds). :meth:`release` gives them back."""
+        return self._session.held_bytes()
+
+    def release(self) -> LiveCapture:
+        """Give back what :meth:`held_bytes` counts: a later :meth:`bench` times the graphs on inputs recreated
+        from their recorded specs (integers it cannot recreate are made up there, and the timing says so)."""
+        self._session.release()
+        return self
+
+    def bench(self, *, isolated: bool = True, progress: Any = True, peaks: DevicePeaks | None = None,
+              limit_s: float = 60.0, repros: bool = False) -> LiveCapture:
+        """Time every graph in place, in the timing process, then work out the findings again (see
+        :func:`kernelviz.bench.bench` for the options)."""
+        timed(self, self._session, isolated=isolated, progress=progress, peaks=peaks, limit_s=limit_s,
+              repros=repros)
+        return self
+
+
+def _plain_capture() -> Capture:
+    """An empty :class:`Capture` for a copy or an unpickling to fill (its ``__init__`` is not run)."""
+    return Capture.__new__(Capture)

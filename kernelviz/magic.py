@@ -8,8 +8,7 @@ import sys
 from IPython.core.magic import Magics, line_cell_magic, magics_class, needs_local_scope
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .conductor import Capturing
-from .model import Capture
+from .conductor import Capturing, LiveCapture
 from .recorder.cells import register as register_cell
 
 
@@ -36,7 +35,7 @@ class KernelvizMagics(Magics):
         from .views.display import LiveDisplay, in_kernel
 
         source = cell if cell is not None else " ".join(args.code)
-        capture = Capture()
+        capture = LiveCapture()
         output = LiveDisplay(capture) if in_kernel() else None
         progress = output.report if output is not None else True  # the panel opens before timing, with progress
         capturing = Capturing(fresh_compile=args.fresh, bench=args.bench or args.counters, progress=progress,

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +248,9 @@ class OutputCheck(Record):
     sample_dtype: str | None = None  # None: float64 (a record from before the sample kept the output's dtype)
     total: float | None = None  # else: float64 sum and sum of absolute values
     abs_total: float | None = None
+
+
+NOT_RECORDED = "repro not recorded"  # how a record, or a graph's warning, says why it holds no repro
 
 
 @dataclass
@@ -583,35 +585,6 @@ class Advice(Record):
     how: str = ""  # how ms was computed, from which measured figures
 
 
-@dataclass
-class GraphRun:
-    """The live side of a graph that ran in this process during a capture: what the recorder saw of its module,
-    and what timing it later needs (never written to JSON; a copy or pickle of its graph has none)."""
-
-    code: str
-    cache: str  # "compiled", "fx_cache_hit" or "reused" (only run: compiled before the capture)
-    thread: str  # the thread where the capture first saw it
-    calls: int = 0
-    compiled: Any = None  # weakref to the CompiledFxGraph
-    inputs: list[Any] | None = None  # weakrefs to tensors (held until the timing at exit); other values as they were
-    specs: list[Any] | None = None  # what the inputs were when the graph first ran (recorder.specs.InputSnapshot)
-    caller: SourceLocation | None = None  # the user's line that first ran it
-    sources: list[Any] = field(default_factory=list)  # the graphs it was compiled from in this run (recorder.traces)
-    frames: set[tuple[str, str]] = field(default_factory=set)  # (file, function) of the user's frames that ran it
-    first_seen: float = field(default_factory=time.perf_counter)
-
-    def __reduce__(self) -> tuple[Any, tuple[()]]:
-        return type(None), ()  # copies and pickles of its graph hold no live side
-
-    def held_bytes(self) -> int:
-        """Bytes of tensors this live side keeps alive: the inputs held for the timing at exit, and the copies of
-        the inputs whose values steer the graph (seeds, offsets, indices), kept to recreate them later."""
-        held = [x for x in self.inputs or [] if hasattr(x, "element_size")]
-        held += [t for spec in self.specs or [] for t in (getattr(spec, "values", None), getattr(spec, "live", None))
-                 if hasattr(t, "element_size")]
-        return sum(t.numel() * t.element_size() for t in held)
-
-
 # AOTInductor (issue 33): what a .pt2 package holds beside its graph
 @dataclass
 class PackageConstant(Record):
@@ -682,7 +655,6 @@ class Graph(Record):
     cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
     package: Package | None = None  # AOTInductor (issue 33): the .pt2 package it was read from
-    _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
     def kernel(self, name: str) -> Kernel:
         for k in self.kernels:
@@ -788,11 +760,6 @@ class Capture(Document):
     cudagraph_pool_bytes: int | None = None  # why (issue 37): memory of reduce-overhead's CUDA-graph pool at the end
     schema_version: int = SCHEMA_VERSION
 
-    # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`), the repro scripts' expected
-    # outputs still computed (see :meth:`wait_repros`); never written to JSON
-    _stages: Any = field(default=None, init=False, repr=False, compare=False)
-    _repros: Any = field(default=None, init=False, repr=False, compare=False)
-
     @property
     def kernels(self) -> list[Kernel]:
         return [k for g in self.graphs for k in g.kernels]
@@ -801,54 +768,41 @@ class Capture(Document):
     def launches(self) -> list[Launch]:
         return [launch for g in self.graphs for launch in g.launches]
 
-    def wait_stages(self) -> Capture:
-        """This capture once Triton's compiled stages are in ``Kernel.ir``: a capture on a GPU ends at once
-        and reads them (files and CUDA's disassembler) in a thread; showing, saving or timing it waits."""
-        pending = self._stages
-        if pending is not None:  # cleared once read, so that a second thread waiting meanwhile waits too
-            pending.result()
-            self._stages = None
-        return self
+    def __eq__(self, other: object) -> bool:
+        """Equal data: a capture made in this process (:class:`kernelviz.conductor.LiveCapture`) equals its copy."""
+        if not isinstance(other, Capture):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Capture) if f.compare)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def wait_repros(self) -> Capture:
-        """This capture once the repro scripts' expected outputs are in it: a timing with ``repros`` ends at once
-        and has them computed in the timing process, in the background; saving, showing or timing it again waits
-        for them (so does each ``to_repro()``)."""
-        pending, self._repros = self._repros, None
-        if pending is not None:
-            pending.wait()
+        """This capture once the repro scripts' expected outputs are in it (a capture made in this process may still
+        compute them in the background: :class:`kernelviz.conductor.LiveCapture`)."""
         return self
-
-    def _settled(self) -> Capture:
-        return self.wait_stages().wait_repros()
 
     def held_bytes(self) -> int:
-        """Bytes of memory (on the device the graphs ran on) this capture keeps alive so that :meth:`bench` can time
-        its graphs here again later: copies of the inputs whose values steer them (max-pool offsets, gather
-        indices, seeds). :meth:`release` gives them back."""
-        return sum(graph._run.held_bytes() for graph in self.graphs if graph._run is not None)
+        """Bytes of memory this capture keeps alive so that :meth:`bench` can time its graphs on what they ran with
+        (none: a capture made in this process keeps some, :class:`kernelviz.conductor.LiveCapture`)."""
+        return 0
 
     def release(self) -> Capture:
-        """Give back what :meth:`held_bytes` counts: the graphs' live sides go, and a later :meth:`bench` times them
-        in the timing process, on inputs recreated from their recorded specs (integers it cannot recreate are made
-        up there, and the timing says so)."""
-        for graph in self.graphs:
-            graph._run = None
+        """Give back what :meth:`held_bytes` counts (nothing here)."""
         return self
 
-    def __getstate__(self) -> dict[str, Any]:  # copies and pickles wait for the stages and repros, never hold a thread
-        state = dict(self._settled().__dict__)
-        state.pop("_stages", None)
-        state.pop("_repros", None)
-        return state
+    def busy(self) -> list[str]:
+        """What is still worked out in the background for this capture, in words (none for data alone)."""
+        return []
 
     # Actions: each a door into the layer that does the work --------------------------------------
-    def bench(self, **options: Any) -> Capture:
-        """Time every graph in place, then work out the findings again (see :func:`kernelviz.bench.bench` for
-        ``options``: ``isolated``, ``progress``, ``peaks``, ``limit_s``, ``repros``)."""
+    def bench(self, *, isolated: bool = True, progress: Any = True, peaks: DevicePeaks | None = None,
+              limit_s: float = 60.0, repros: bool = False) -> Capture:
+        """Time every graph in place, then work out the findings again: in the timing process, never this one (see
+        :func:`kernelviz.bench.bench` for the options). A loaded capture's graphs are timed on inputs recreated from
+        their specs, and say so."""
         from .conductor import timed
 
-        return timed(self, **options)
+        return timed(self, None, isolated=isolated, progress=progress, peaks=peaks, limit_s=limit_s, repros=repros)
 
     def counters(self, top: int = 10, launches: Any = None, **options: Any) -> Capture:
         """Measure hardware counters of the launches with the most in-graph time (or ``launches``) under

@@ -204,15 +204,15 @@ def test_a_loaded_capture_is_timed_in_another_process(tmp_path):
 
 
 def test_a_timing_process_left_unused_is_kept_for_the_next_timing_and_ends_itself_when_idle(monkeypatch):
-    from kernelviz.bench import isolation
+    from kernelviz import children
 
-    monkeypatch.setattr(isolation, "IDLE_S", 2)
-    worker = isolation.Worker()
+    monkeypatch.setattr(children, "IDLE_S", 2)
+    worker = children.Worker()
     worker.keep()
-    assert isolation.Worker.get() is worker  # started as the next one would be
+    assert children.Worker.get() is worker  # started as the next one would be
     worker.keep()
     monkeypatch.setenv("KERNELVIZ_TEST_CHANGED", "1")  # the user's environment changed since: a new start
-    fresh = isolation.Worker.get()
+    fresh = children.Worker.get()
     assert fresh is not worker and worker.proc.poll() is not None
     assert fresh.proc.wait(timeout=120) == 0  # no job within IDLE_S: it ends by itself
     assert fresh.proc.stdout.read() == "ready\n"
@@ -220,37 +220,37 @@ def test_a_timing_process_left_unused_is_kept_for_the_next_timing_and_ends_itsel
 
 
 def test_loading_a_cuda_capture_where_torch_sees_a_gpu_starts_its_timing_process(monkeypatch):
-    from kernelviz.bench import isolation
+    from kernelviz import children
 
     code = (FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py").read_text()
     kernelviz.load(code)
-    assert isolation.Worker._kept is None  # no GPU here: nothing started
+    assert children.Worker._kept is None  # no GPU here: nothing started
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     kernelviz.load(code)
-    worker = isolation.Worker._kept
+    worker = children.Worker._kept
     assert worker is not None and worker.ready()
     kernelviz.load(code)
-    assert isolation.Worker._kept is worker  # one is enough
+    assert children.Worker._kept is worker  # one is enough
     assert worker.proc.stdout.readline() == "ready\n"
-    isolation.Worker.get().close()
+    children.Worker.get().close()
 
 
 def test_the_expected_outputs_of_cuda_repros_leave_a_timing_process_waiting_for_the_next_timing():
     """Computing repros' expected outputs takes the waiting timing process; one starts again after, as after a
     timing, so that the next capture's timing does not wait for a start (here, with no GPU, the job fails in it)."""
-    from kernelviz.bench import isolation
+    from kernelviz import children
     from kernelviz.model import ReproRecord
     from kernelviz.repro.record import expect
 
     graph = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py").graphs[0]
     kernel = next(k for k in graph.kernels if k.kind.startswith("triton"))
     kernel.repro = ReproRecord(launch=0)
-    assert isolation.Worker._kept is None
+    assert children.Worker._kept is None
     expect([graph])
     assert kernel.repro.error and not kernel.repro.expected  # answered, in a process of its own
-    worker = isolation.Worker._kept
+    worker = children.Worker._kept
     assert worker is not None and worker.ready() and worker.proc.stdout.readline() == "ready\n"
-    isolation.Worker.get().close()
+    children.Worker.get().close()
 
 
 @pytest.mark.parametrize("body, error", [
@@ -342,10 +342,10 @@ def test_the_timing_process_imports_torch_and_a_graph_s_code_with_its_collector_
     import subprocess
     import sys
 
-    from kernelviz.bench import worker
+    from kernelviz import worker
     from kernelviz.children import child_environment
 
-    code = "import sys, kernelviz.bench.worker; print(sorted(m for m in ('torch', 'triton') if m in sys.modules))"
+    code = "import sys, kernelviz.worker; print(sorted(m for m in ('torch', 'triton') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], env=child_environment(), capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr[-500:]
     gc.collect()

@@ -14,8 +14,7 @@ import torch
 
 import kernelviz
 import zoo
-from kernelviz import conductor
-from kernelviz.bench import isolation
+from kernelviz import children, conductor
 from kernelviz.ir import StageJob, stages
 from kernelviz.model import KernelIR
 from kernelviz.repro import record
@@ -139,8 +138,8 @@ def test_the_stages_are_read_after_the_exit_s_own_work(monkeypatch):
 
 
 def test_one_timing_process_at_a_time_gone_when_idle(monkeypatch, tmp_path):
-    monkeypatch.setattr(isolation, "IDLE_S", 3)
-    isolation._close_kept()
+    monkeypatch.setattr(children, "IDLE_S", 3)
+    children._close_kept()
     step = _train_step()
     with kernelviz.capture(bench=True, repros=True) as cap:
         step()
@@ -156,10 +155,10 @@ def test_one_timing_process_at_a_time_gone_when_idle(monkeypatch, tmp_path):
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        isolation.Worker.warm()  # as load() does where a GPU is seen
+        children.Worker.warm()  # as load() does where a GPU is seen
         loaded.bench(repros=True, progress=False)  # timed in the timing process, then its expected outputs there
         loaded.wait_repros()
-        isolation.Worker.warm()
+        children.Worker.warm()
     finally:
         stop.set()
         watcher.join()
@@ -168,8 +167,8 @@ def test_one_timing_process_at_a_time_gone_when_idle(monkeypatch, tmp_path):
     deadline = time.monotonic() + 60
     while _workers() and time.monotonic() < deadline:  # idle for IDLE_S: it ends itself
         time.sleep(0.2)
-    assert _workers() == [] and isolation.Worker._kept is not None
-    isolation._close_kept()
+    assert _workers() == [] and children.Worker._kept is not None
+    children._close_kept()
 
 
 def test_a_cubin_is_disassembled_once_then_its_sass_is_kept(tmp_path, monkeypatch):

@@ -29,7 +29,7 @@ def test_children_keep_their_own_bytecode_where_this_process_keeps_none(tmp_path
     env = child_environment()
     assert "PYTHONDONTWRITEBYTECODE" not in env and env["PYTHONPYCACHEPREFIX"].startswith(str(tmp_path))
     assert os.environ["PYTHONDONTWRITEBYTECODE"] == "1"  # the user's own setting stays as it was
-    subprocess.run([sys.executable, "-c", "import kernelviz.bench.grid"], env=env, check=True)
+    subprocess.run([sys.executable, "-c", "import kernelviz.calls.grid"], env=env, check=True)
     assert any(p.name.startswith("grid.") and p.suffix == ".pyc" for p in tmp_path.rglob("*.pyc"))
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")
     assert "PYTHONPYCACHEPREFIX" not in child_environment()  # bytecode kept beside the sources: nothing to add

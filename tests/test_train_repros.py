@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import kernelviz
-from kernelviz.bench import isolation
+from kernelviz import children
 
 RUNNER = """
 import runpy, sys
@@ -79,8 +79,8 @@ def test_after_the_cell_the_backward_is_timed_here_on_recreated_inputs_and_its_r
     _, step, model, x = train_capture
     with kernelviz.capture() as cap:
         step(x)
-    kinds, give = [], isolation.Worker.give
-    monkeypatch.setattr(isolation.Worker, "give", lambda self, job, kind="time": kinds.append(kind) or give(self, job,
+    kinds, give = [], children.Worker.give
+    monkeypatch.setattr(children.Worker, "give", lambda self, job, kind="time": kinds.append(kind) or give(self, job,
                                                                                                          kind))
     rng = torch.get_rng_state()
     state = [t.detach().clone() for t in model.state_dict().values()]  # weights, and the running stats
@@ -139,7 +139,7 @@ def test_integer_inputs_too_big_for_the_model_are_kept_here_and_the_backward_tim
     step = torch.compile(lambda: table(ids).square().mean().backward())
     with kernelviz.capture() as cap:
         step()
-    monkeypatch.setattr(isolation.Worker, "__init__", None)  # a timing process would fail the timing
+    monkeypatch.setattr(children.Worker, "__init__", None)  # a timing process would fail the timing
     cap.bench(progress=False)
     backward = next(g for g in cap.graphs if g.kind == "backward")
     kept = [spec for spec in backward.inputs if spec.dtype == "int64"]

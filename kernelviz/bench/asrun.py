@@ -25,7 +25,7 @@ REPLAYS = 5  # a replay leaves the CPU out: its median moves less than the plain
 
 
 def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callable[[], list], timer: Any,
-            kernels_ms: float | None, no_replay: str | None = None) -> None:
+            kernels_ms: float | None = None, no_replay: str | None = None) -> None:
     """Fill ``graph.as_run`` from runs of the un-instrumented ``call`` (``kernels_ms``: the launches'
     in-graph times added up; ``call`` is None for a graph in CUDA-graph mode, whose replay is
     ``Graph.cudagraph_ms``); a figure that cannot be measured leaves one line in ``note`` (``no_replay``: why

@@ -1,4 +1,5 @@
-"""Timing in this process on the tensors a graph ran with, alone or with the job's other ranks (lockstep)."""
+"""Timing in this process, on the tensors a graph ran with, together with the job's other ranks (lockstep): a graph
+that holds collectives needs the job's process group, which the timing process has not."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ from typing import Any
 
 from ..model import Capture, DevicePeaks, Graph
 from .errors import BenchError, LaunchFailed
-from .inputs import addresses, recreate
 from .lockstep import Lockstep, LockstepError
-from .measure import arg_maker, check, load_instrumented, measure, namespace, talks
-from .plan import kept_values
+from .measure import check, load_instrumented, measure, namespace, talks
 
 
 def lockstep_of(capture: Capture, limit_s: float) -> Lockstep | None:
@@ -37,7 +36,7 @@ def bench_together(graph: Graph, run: Any, args: list[Any] | None, peaks: Device
     except BenchError as exc:
         _agree(graph, lockstep, cannot=str(exc))
         raise
-    bench_live(graph, run, args, peaks, isolated, None, lockstep)  # no repros: they would run collectives alone
+    _bench_live(graph, run, args, peaks, isolated, lockstep)  # no repros: they would run collectives alone
 
 
 def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
@@ -50,44 +49,19 @@ def _agree(graph: Graph, lockstep: Lockstep, cannot: str | None = None) -> None:
         raise BenchError(f"its collectives need every rank: {exc}") from None
 
 
-def bench_recreated(graph: Graph, run: Any, peaks: DevicePeaks | None, isolated: bool,
-                    recorded: list[Graph] | None) -> bool:
-    """Time ``graph`` in this process on inputs recreated from the run's specs (``plan.as_recorded``); False
-    where an integer value had to be made up after all (the timing process is then the place)."""
+def _bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool,
+                lockstep: Lockstep) -> None:
+    """Time ``graph`` in this process on ``args``, together with the job's other ranks once they agree on it."""
     try:
-        args, made_up = recreate(graph, kept_values(run))
-    except ValueError as exc:
-        raise BenchError(str(exc)) from None
-    if addresses(graph, made_up):
-        return False
-    graph.made_up_values = made_up
-    bench_live(graph, run, args, peaks, isolated, recorded, on="recreated inputs")
-    return True
-
-
-def bench_live(graph: Graph, run: Any, args: list[Any], peaks: DevicePeaks | None, isolated: bool,
-               recorded: list[Graph] | None, lockstep: Lockstep | None = None, on: str = "user tensors") -> None:
-    """Time ``graph`` in this process on ``args`` (the user's tensors, or as ``on`` says); with ``recorded``
-    (a list the graph joins), also record what its repro scripts need; with ``lockstep``, together with the
-    job's other ranks once they agree on it."""
-    compiled = run.compiled() if run.compiled is not None else None
-    try:
-        scope = namespace(graph, compiled)
+        scope = namespace(graph, run.module() if run is not None else None)
         inst = load_instrumented(graph, scope)
     except BenchError as exc:
-        if lockstep is not None:
-            _agree(graph, lockstep, cannot=str(exc))
+        _agree(graph, lockstep, cannot=str(exc))
         raise
-    if lockstep is not None:
-        _agree(graph, lockstep)
-    mutated = getattr(compiled, "mutated_input_idxs", None)
+    _agree(graph, lockstep)
+    mutated = getattr(run.module() if run is not None else None, "mutated_input_idxs", None)
     try:
         measure(graph, inst, args, mutated, peaks=peaks, isolated=isolated, lockstep=lockstep)
     except LaunchFailed as exc:
         raise BenchError(f"launch {exc.index} ({graph.launches[exc.index].name}) failed: {exc.reason}") from None
-    graph.timed_on = on
-    if recorded is not None:
-        from ..repro.record import record
-
-        record(graph, scope, arg_maker(args, mutated))
-        recorded.append(graph)
+    graph.timed_on = "user tensors"

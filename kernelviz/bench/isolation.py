@@ -1,5 +1,6 @@
-"""Time graphs in a separate process (``worker``), so that a segmentation fault, an illegal memory access or
-a hang costs only the launch that caused it, never the user's session.
+"""Time graphs in the timing process (:class:`~kernelviz.children.Worker`, running :mod:`kernelviz.worker`), so that
+a segmentation fault, an illegal memory access or a hang costs only the launch that caused it, never the user's
+session, and nothing the timing runs (the profiler, the instruments) stays behind in it.
 
 The worker reports each step before it runs. When it dies or stops reporting for ``limit_s`` (it is then
 killed), the last step says where: a launch of the recording run is marked failed with a one-line reason
@@ -10,31 +11,35 @@ with the reason. Graphs already timed keep their times.
 
 from __future__ import annotations
 
-import atexit
 import queue
 import re
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..children import child_environment
-from ..model import Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming, ReproRecord
+from ..children import Worker
+from ..model import NOT_RECORDED, Capture, DevicePeaks, Graph, KernelTiming, LaunchTiming, ReproRecord
+from .handoff import Handoff, hand
+from .options import BenchOptions
 
 MAX_RUNS = 8  # worker starts per bench() call (the first, and one after each fault)
 LOAD_FACTOR = 10  # starting the process, and a statement of a graph's code that compiles kernels, may take this many
 # times longer than any other step
-IDLE_S = 600  # a kept worker ends after this long without a job
 
 
 @dataclass
-class _Job:
+class Job:
+    """One graph for the timing process: on what (``inputs``: the plan's word; ``args``, by position, the values to
+    hand over, None where it recreates one from the specs), and which inputs its code mutates (None: unknown)."""
+
     graph: Graph
+    inputs: str = "made up"
+    args: list[Any] | None = None
+    mutated: list[int] | None = None
     skip: dict[int, str] = field(default_factory=dict)  # launch index -> why it failed
     isolated: bool = True
     repros: bool = False  # also record what the repro scripts need
@@ -52,100 +57,14 @@ class _Outcome:
     reason: str | None = None
 
 
-class Worker:
-    """A timing process started ahead of its job: it imports torch and kernelviz while this process goes on,
-    then waits on its stdin for one job (CUDA starts there once a job needs it): timing graphs, or the repro
-    scripts' expected outputs (:mod:`kernelviz.repro.record`). One lives beside this process at a time: the one at
-    work (the next starts once it has ended), else one kept for the next job (``keep``; ``warm`` starts one when a
-    timing on the GPU or with repros, or a capture's load, ends), which ends itself after ``IDLE_S`` without a job,
-    or when this process ends (its stdin closes)."""
-
-    _kept: Worker | None = None
-    _lock = threading.Lock()
-
-    def __init__(self):
-        self.env = child_environment()
-        self.folder = tempfile.TemporaryDirectory(prefix="kernelviz-bench-")
-        self.stderr_path = Path(self.folder.name, "stderr.txt")
-        self.stderr = self.stderr_path.open("w")
-        # warnings off: the last line of its stderr says how it died
-        self.proc = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "kernelviz.bench.worker", "--idle",
-                                      str(IDLE_S)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
-                                     env=self.env, start_new_session=True)
-
-    @classmethod
-    def get(cls) -> Worker:
-        """The kept worker where it still waits and was started as one would be now; else a new one."""
-        with cls._lock:
-            kept, cls._kept = cls._kept, None
-        if kept is not None and kept.env == child_environment() and kept.ready():
-            return kept
-        if kept is not None:
-            kept.close()
-        return cls()
-
-    @classmethod
-    def warm(cls) -> None:
-        """Have a worker waiting for the next timing (the kept one, or one started now)."""
-        cls.get().keep()
-
-    @classmethod
-    def warm_after(cls, graphs: list[Graph]) -> None:
-        """After a job on ``graphs`` took the waiting worker: where they run on CUDA, have one waiting again, so that
-        the next timing (of a capture's step, or a loaded capture) starts at once."""
-        if any(graph.device == "cuda" for graph in graphs):
-            cls.warm()
-
-    def keep(self) -> None:
-        """Keep this unused worker for the next timing (the one kept before is closed)."""
-        with Worker._lock:
-            previous, Worker._kept = Worker._kept, self
-        if previous is not None and previous is not self:
-            previous.close()
-        atexit.unregister(_close_kept)
-        atexit.register(_close_kept)
-
-    def ready(self) -> bool:
-        return self.proc.poll() is None
-
-    def give(self, job: str, kind: str = "time") -> Path:
-        """Hand the worker its job (``time``: a capture's JSON and what to leave out; ``expect``: the expected
-        outputs to compute); the folder its results go to."""
-        path = Path(self.folder.name, "job.json")
-        path.write_text(job)
-        try:
-            self.proc.stdin.write(f"{kind}\t{path}\t{self.folder.name}\n")
-            self.proc.stdin.close()
-        except OSError:  # it died before its job came: _follow reads how
-            pass
-        return Path(self.folder.name)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        self.folder.cleanup()
-
-
-def _close_kept() -> None:
-    with Worker._lock:
-        kept, Worker._kept = Worker._kept, None
-    if kept is not None:
-        kept.close()
-
-
-def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated: bool, limit_s: float,
-                    progress: Any = None, repros: bool = False, worker: Worker | None = None) -> None:
-    """Time ``graphs`` on recreated inputs in worker processes (``worker`` first, where one was prepared);
-    fill them in place; with ``repros`` also record what their repro scripts need. ``progress`` (a
-    ``bench.Progress``) hears of each graph done."""
-    jobs = [_Job(g, isolated=isolated, repros=repros) for g in graphs]
+def bench_in_worker(jobs: list[Job], peaks: DevicePeaks | None, options: BenchOptions, progress: Any = None,
+                    worker: Worker | None = None) -> None:
+    """Time ``jobs``' graphs in worker processes (``worker`` first, where one was prepared) and fill them in place;
+    with ``repros`` also record what their repro scripts need. ``progress`` (a ``bench.Progress``) hears of each
+    graph done."""
+    for job in jobs:
+        job.isolated, job.repros = options.isolated, options.repros
+    limit_s = options.limit_s
     spare = worker
     first_stop: float | None = None  # when a worker first stopped early: retries end limit_s later
     try:
@@ -180,14 +99,14 @@ def bench_elsewhere(graphs: list[Graph], peaks: DevicePeaks | None, *, isolated:
     finally:
         if spare is not None:
             spare.keep()
-    Worker.warm_after(graphs)
+    Worker.warm_after([job.graph for job in jobs])
     for job in jobs:
         if not job.done:
             job.graph.warnings.append(f"not timed: the timing process failed {MAX_RUNS} times")
         _mark_failed(job)
 
 
-def _blame(job: _Job, outcome: _Outcome) -> None:
+def _blame(job: Job, outcome: _Outcome) -> None:
     """Decide what to leave out next time, or give the graph up, after its worker stopped early."""
     reason = outcome.reason or "the timing process stopped"
     if outcome.launch is not None and outcome.phase == "record" and len(job.skip) < len(job.graph.launches):
@@ -203,14 +122,13 @@ def _blame(job: _Job, outcome: _Outcome) -> None:
                  "compile": "while compiling its kernels",
                  "in-graph": "while timing it", "cudagraph": "while timing its CUDA-graph replay",
                  "as run": "while timing it as it runs", "start": "while it started",
+                 "profiler": "while the profiler started",
                  "run": "while running its call()"}.get(outcome.phase, "")
         job.graph.warnings.append(f"not timed: {reason} {where}".strip())
         job.done = True
 
 
 def _no_repro(graph: Graph, why: str) -> None:
-    from ..repro.script import NOT_RECORDED
-
     reason = f"{NOT_RECORDED}: {why}"
     graph.warnings = [w for w in graph.warnings if not w.startswith(NOT_RECORDED)] + [reason]
     graph.repro = ReproRecord(error=reason)
@@ -218,7 +136,7 @@ def _no_repro(graph: Graph, why: str) -> None:
         kernel.repro = ReproRecord(error=reason)
 
 
-def _mark_failed(job: _Job) -> None:
+def _mark_failed(job: Job) -> None:
     for launch in job.graph.launches:
         if launch.index in job.skip:
             launch.timing = LaunchTiming(error=job.skip[launch.index], unit="gpu" if job.graph.device == "cuda"
@@ -230,19 +148,28 @@ def _mark_failed(job: _Job) -> None:
     if job.skip and job.repros:
         first = min(job.skip)
         made_up = ", ".join(job.graph.made_up_values) or "none"
-        _no_repro(job.graph, f"launch {first} ({job.graph.launches[first].name}) failed on inputs recreated from the "
-                             f"specs (values made up for: {made_up}): {job.skip[first]}")
+        on = ("the tensors it ran with" if job.inputs == "user"
+              else f"inputs recreated from the specs (values made up for: {made_up})")
+        _no_repro(job.graph, f"launch {first} ({job.graph.launches[first].name}) failed on {on}: {job.skip[first]}")
 
 
-def _run_worker(worker: Worker, pending: list[_Job], peaks: DevicePeaks | None, limit_s: float,
+def _run_worker(worker: Worker, pending: list[Job], peaks: DevicePeaks | None, limit_s: float,
                 progress: Any) -> _Outcome:
-    folder = worker.give(_job_json(pending, peaks))
+    folder = Path(worker.folder.name)
+    handoffs = [hand(job.args, folder / f"inputs{i}.pt") if job.args is not None else None
+                for i, job in enumerate(pending)]
     try:
-        outcome = _follow(worker.proc, len(pending), limit_s, progress)
+        worker.give(_job_json(pending, peaks, handoffs))
+        try:
+            outcome = _follow(worker.proc, len(pending), limit_s, progress)
+        finally:
+            if worker.proc.poll() is None:
+                worker.proc.kill()
+            worker.proc.wait()
     finally:
-        if worker.proc.poll() is None:
-            worker.proc.kill()
-        worker.proc.wait()
+        for handoff in handoffs:
+            if handoff is not None:
+                handoff.done()
     for position in outcome.finished:
         _merge(pending[position].graph, Capture.from_json(Path(folder, f"{position}.json").read_text()).graphs[0])
     if outcome.graph is not None and outcome.reason is None:
@@ -250,13 +177,15 @@ def _run_worker(worker: Worker, pending: list[_Job], peaks: DevicePeaks | None, 
     return outcome
 
 
-def _job_json(pending: list[_Job], peaks: DevicePeaks | None) -> str:
+def _job_json(pending: list[Job], peaks: DevicePeaks | None, handoffs: list[Handoff | None]) -> str:
     import json
 
     capture = Capture(graphs=[j.graph for j in pending], peaks=peaks)
     return json.dumps({"capture": capture.to_dict(), "skip": [sorted(j.skip) for j in pending],
                        "isolated": [j.isolated for j in pending],
-                       "repros": [j.repros and not j.skip for j in pending]})
+                       "repros": [j.repros and not j.skip for j in pending],
+                       "inputs": [j.inputs for j in pending], "mutated": [j.mutated for j in pending],
+                       "handed": [str(h.path) if h is not None else None for h in handoffs]})
 
 
 def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any) -> _Outcome:

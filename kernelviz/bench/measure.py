@@ -10,13 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..calls import Instrumented, instrument, kept_rng, launch_grid
+from ..calls.cpp_wrapper import NOT_ALONE
 from ..live import module_globals
 from ..model import DevicePeaks, Graph
 from . import asrun, collectives, roofline
-from .cpp_wrapper import NOT_ALONE
 from .errors import BenchError, LaunchFailed, one_line
-from .grid import launch_grid
-from .instrument import Instrumented, instrument, kept_rng
 from .lockstep import Lockstep, LockstepError
 from .peaks import peak_key
 from .results import LaunchFacts, fill
@@ -47,46 +46,90 @@ def load_instrumented(graph: Graph, scope: dict[str, Any]) -> Instrumented:
 def measure(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *, peaks: DevicePeaks | None,
             isolated: bool, observer: Callable[[str], None] | None = None, skip: set[int] = frozenset(),
             lockstep: Lockstep | None = None) -> None:
-    """Record, time in the graph, time each launch alone, and fill the model. ``observer`` hears each step
-    (the timing process reports them); ``skip`` launches are left out (they failed before); with
+    """Record, time as it runs, time in the graph, time each launch alone, and fill the model. ``observer`` hears
+    each step (the timing process reports them); ``skip`` launches are left out (they failed before); with
     ``lockstep`` every run of call() is made by all ranks at once."""
+    finish(prepare(graph, inst, args, mutated, observer=observer, skip=skip, lockstep=lockstep), peaks=peaks,
+           isolated=isolated)
+
+
+@dataclass
+class Prepared:
+    """A graph recorded and timed as it runs, ready for the profiled runs (:func:`finish`)."""
+
+    graph: Graph
+    inst: Instrumented
+    make_args: Callable[[], list]
+    timer: Any
+    facts: dict[int, LaunchFacts]
+    skip: set[int]
+    observer: Callable[[str], None] | None
+    lockstep: Lockstep | None
+    scope: dict[str, Any] | None = None  # the globals of the graph's code, where the repros are recorded from
+
+
+def prepare(graph: Graph, inst: Instrumented, args: list[Any], mutated: Any, *,
+            observer: Callable[[str], None] | None = None, skip: set[int] = frozenset(),
+            lockstep: Lockstep | None = None) -> Prepared:
+    """The recording run (each launch's arguments, FLOPs, grid), then the graph as it runs (``Graph.as_run``):
+    before anything in this process starts the profiler, which leaves every later launch of the process slower."""
     import torch
 
     inst.set_skip(set(skip))
     make_args = arg_maker(args, mutated)
+    with _timing_errors(), kept_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
+        timer = GpuTimer() if graph.device == "cuda" else CpuTimer()
+        timer.lockstep = lockstep
+        timer.meet("the recording run")
+        facts = _record(graph, inst, make_args, observer)
+        if lockstep is None and not talks(graph) and not skip:  # the plain call() would run failed launches
+            _step(observer, "phase as run")
+            _as_run(graph, inst, timer, make_args)
+    return Prepared(graph, inst, make_args, timer, facts, set(skip), observer, lockstep)
+
+
+def finish(prepared: Prepared, *, peaks: DevicePeaks | None, isolated: bool) -> None:
+    """The profiled runs of a :func:`prepare`-d graph (in the graph, each launch alone, the CUDA-graph replay), then
+    the model filled."""
+    import torch
+
+    graph, inst, make_args, timer, skip, observer = (prepared.graph, prepared.inst, prepared.make_args,
+                                                     prepared.timer, prepared.skip, prepared.observer)
+    with _timing_errors(), kept_rng(graph.device), torch.no_grad():
+        _step(observer, "phase in-graph")
+        in_graph = timer.in_graph(inst.call, inst.set_range, make_args, ranged=inst.ranged)
+        alone: dict[int, Samples | str] = {}
+        if isolated and not inst.ranged:
+            _step(observer, "phase isolated")
+            timer.meet("the run that times launches alone")
+            alone = _isolated_pass(inst, make_args, timer, _plans(graph, prepared.facts, in_graph.ms, skip))
+        if inst.partitions and graph.device == "cuda" and not talks(graph):
+            _step(observer, "phase cudagraph")
+            _cudagraph(graph, inst, timer, make_args)
+    if graph.as_run is not None:
+        graph.as_run.kernels_ms = sum(ms for i, ms in in_graph.ms.items() if i not in skip)
+    fill(graph, inst, prepared.facts, in_graph, alone, timer.unit, peaks, skip)
+    collectives.waits(graph, in_graph)
+    if inst.ranged and isolated:
+        graph.warnings.append(f"timing: no launch timed alone: {NOT_ALONE}")
+
+
+@contextlib.contextmanager
+def _timing_errors():
+    """A failure while timing as one ``BenchError`` line (a launch's own failure as ``LaunchFailed``)."""
+    import torch
+
     try:
-        with kept_rng(graph.device), torch.no_grad():  # as AOTAutograd runs compiled graphs
-            timer = GpuTimer() if graph.device == "cuda" else CpuTimer()
-            timer.lockstep = lockstep
-            timer.meet("the recording run")
-            facts = _record(graph, inst, make_args, observer)
-            _step(observer, "phase in-graph")
-            in_graph = timer.in_graph(inst.call, inst.set_range, make_args, ranged=inst.ranged)
-            alone: dict[int, Samples | str] = {}
-            if isolated and not inst.ranged:
-                _step(observer, "phase isolated")
-                timer.meet("the run that times launches alone")
-                alone = _isolated_pass(inst, make_args, timer, _plans(graph, facts, in_graph.ms, skip))
-            if inst.partitions and graph.device == "cuda" and not talks(graph):
-                _step(observer, "phase cudagraph")
-                _cudagraph(graph, inst, timer, make_args)
-            if lockstep is None and not talks(graph) and not skip:  # the plain call() would run failed launches
-                _step(observer, "phase as run")
-                _as_run(graph, inst, timer, make_args, sum(ms for i, ms in in_graph.ms.items() if i not in skip))
+        yield
     except LockstepError as exc:
         raise BenchError(f"its collectives need every rank: {exc}") from None
     except torch.cuda.OutOfMemoryError:
-        inst = args = make_args = None  # drop what the timing holds before the cache is emptied
         torch.cuda.empty_cache()
         raise BenchError("out of memory while timing; what the timing took has been freed") from None
     except (BenchError, LaunchFailed):
         raise
     except Exception as exc:  # noqa: BLE001 - timing must never end the user's cell with a traceback
         raise BenchError(one_line(exc)) from None
-    fill(graph, inst, facts, in_graph, alone, timer.unit, peaks, skip)
-    collectives.waits(graph, in_graph)
-    if inst.ranged and isolated:
-        graph.warnings.append(f"timing: no launch timed alone: {NOT_ALONE}")
 
 
 def _step(observer: Callable[[str], None] | None, message: str) -> None:
@@ -288,9 +331,9 @@ def _cudagraph(graph: Graph, inst: Instrumented, timer: GpuTimer, make_args: Cal
         graph.warnings.append(f"timing: the CUDA-graph replay could not be timed: {one_line(exc)}")
 
 
-def _as_run(graph: Graph, inst: Instrumented, timer: Any, make_args: Callable[[], list], kernels_ms: float) -> None:
+def _as_run(graph: Graph, inst: Instrumented, timer: Any, make_args: Callable[[], list]) -> None:
     try:
-        asrun.measure(graph, inst.plain, make_args, timer, kernels_ms)
+        asrun.measure(graph, inst.plain, make_args, timer)
     except RuntimeError as exc:
         graph.warnings.append(f"timing: the graph as it runs could not be timed: {one_line(exc)}")
 

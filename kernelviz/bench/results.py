@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..calls import Instrumented
 from ..model import DevicePeaks, Graph, KernelTiming, LaunchTiming
 from . import roofline
-from .instrument import Instrumented
 
 DRY_MS, DRY_SHARE = 0.005, 0.01  # idle waits for the CPU worth a warning: above both
 

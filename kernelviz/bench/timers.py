@@ -18,11 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..calls.cpp_wrapper import EMPTY_RANGE, LAUNCH_RANGE
 from ..recorder.step import is_annotation
 
 MakeArgs = Callable[[], list]
-LAUNCH_RANGE = "kernelviz#launch#"  # the profiler range of launch N: "kernelviz#launch#N" (Python or C++ wrapper)
-EMPTY_RANGE = "kernelviz#empty"  # a range around nothing, beside a C++ wrapper's launches: the profiler's own cost
 
 
 @dataclass
@@ -141,10 +140,7 @@ class CpuTimer(_Lockstepped):
             totals = self._runs(call, make_args)
         finally:
             set_range(None)
-        reps = len(totals)
-        return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
-                       spread={i: summarize(v).spread for i, v in per_launch.items()},
-                       busy_ms=sum(totals) / reps, reps=reps)
+        return _undisturbed_runs(totals, per_launch)
 
     def _in_graph_ranged(self, call: Callable[[list], Any], make_args: MakeArgs) -> InGraph:
         """Each launch's range in ``call``'s own code, read from torch.profiler: its wall time less that of the empty
@@ -166,9 +162,11 @@ class CpuTimer(_Lockstepped):
                 empty.append(ms)
         cost = statistics.median(empty) if empty else 0.0
         per_launch = {i: [max(0.0, v - cost) for v in values] for i, values in per_launch.items()}
-        return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
-                       spread={i: summarize(v).spread for i, v in per_launch.items()},
-                       busy_ms=sum(totals) / reps, reps=reps)
+        if any(len(values) != reps for values in per_launch.values()):  # runs not told apart: every run counts
+            return InGraph(ms={i: sum(v) / reps for i, v in per_launch.items()},
+                           spread={i: summarize(v).spread for i, v in per_launch.items()},
+                           busy_ms=sum(totals) / reps, reps=reps)
+        return _undisturbed_runs(totals, per_launch)
 
     def _runs(self, call: Callable[[list], Any], make_args: MakeArgs) -> list[float]:
         """Wall ms of runs of ``call``, until stable (see the class)."""
@@ -188,6 +186,18 @@ class CpuTimer(_Lockstepped):
 
     def sync(self) -> None:
         pass
+
+
+def _undisturbed_runs(totals: list[float], per_launch: dict[int, list[float]]) -> InGraph:
+    """In-graph times over the undisturbed runs of call(): the fastest quarter by their totals (at least three), each
+    launch's mean over those same runs, so that the launches and the gap still add up to the busy time. As for a
+    launch alone (:func:`undisturbed`), interference (other processes, a first run's page faults and thread starts)
+    only ever adds time: a mean over every run lands on it."""
+    keep = sorted(range(len(totals)), key=totals.__getitem__)[:max(3, len(totals) // 4)]
+    kept = {i: [values[r] for r in keep if r < len(values)] for i, values in per_launch.items()}
+    return InGraph(ms={i: sum(v) / len(v) for i, v in kept.items() if v},
+                   spread={i: summarize(v).spread for i, v in kept.items() if v},
+                   busy_ms=sum(totals[r] for r in keep) / len(keep), reps=len(keep))
 
 
 class _WallRange:

@@ -155,7 +155,7 @@ def read_jobs(jobs: list[StageJob], go: threading.Event | None = None) -> None:
 
 class StageReading:
     """The stages' texts of a capture's kernels being read in a thread of its own, so that the capture ends at
-    once: :meth:`result` waits for them (what shows or saves the capture does: ``Capture.wait_stages``),
+    once: :meth:`result` waits for them (what shows or saves the capture does: ``LiveCapture.wait_stages``),
     :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own)."""
 
     def __init__(self, jobs: list[StageJob], held: bool = False) -> None:

@@ -11,12 +11,13 @@ import weakref
 from typing import Any
 
 from ..jiterator import recording as jiterator_calls
-from ..model import Capture, CudaGraphEvent, DynamoEvent, Graph, GraphRun, Tuning
+from ..model import Capture, CudaGraphEvent, DynamoEvent, Graph, Tuning
 from ..parse.package import read_package
 from . import cudagraphs, distributed, inductor, routing, traces
 from .callers import caller_line, running_frames
 from .cells import name_cells
 from .overlay import build_graph, overlay
+from .runs import GraphRun
 from .specs import apply_snapshot, snapshot
 
 _RANK = {"reused": 0, "fx_cache_hit": 1, "compiled": 2}  # what a graph seen several ways is shown as
@@ -156,10 +157,11 @@ class Recorder:
             self.warn(f"the block's profile failed: {type(exc).__name__}: {exc}")
         self._step = None
 
-    def build(self) -> None:
+    def build(self) -> list[tuple[Graph, GraphRun]]:
         """The capture's graphs from what was recorded (in the order they were first seen), its versions and
-        device, dynamo's events and the recorder's warnings; each graph keeps its live side (``Graph._run``)."""
+        device, dynamo's events and the recorder's warnings; returns each graph that ran here with its live side."""
         capture = self.capture
+        runs: list[tuple[Graph, GraphRun]] = []
         for key, value in {**environment(), **distributed.job()}.items():
             setattr(capture, key, value)
         capture.warnings.extend(self.warnings)
@@ -185,7 +187,7 @@ class Recorder:
             graph.cudagraph_replays = sum(1 for e, k in self.cudagraphs if k == key and e is None)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             apply_snapshot(graph, run.specs)
-            graph._run = run
+            runs.append((graph, run))
             capture.graphs.append(graph)
         capture.tunings = [t for t, key in self.tuned if key is None or key not in self.runs]
         for event, key in self.cudagraphs:
@@ -211,6 +213,7 @@ class Recorder:
             capture.warnings.append("nothing was compiled or run by torch.compile (Inductor) in this capture" + (
                 f"; dynamo skipped {len(skipped)} frame{'s' * (len(skipped) > 1)} (reasons in Capture.dynamo)"
                 if skipped else ""))
+        return runs
 
 
     def _tunings(self, graph: Graph, key: str) -> list[Tuning]:

@@ -3,7 +3,7 @@
 and for ``call()`` itself, the arguments' specs (``ReproRecord``); then the expected outputs: those of the
 captured code (Inductor's own launchers, C++ bindings and ``call()``) run on inputs made from the specs by
 the same harness the scripts use. That run makes up inputs, which can fault a kernel (an index computed
-from random data), so it runs in the timing process (:mod:`kernelviz.bench.isolation`), after the timing has ended
+from random data), so it runs in the timing process (:mod:`kernelviz.worker`), after the timing has ended
 and in a thread of this process (:class:`Landing`): a fault there only costs that record."""
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..bench.grid import launch_grid
-from ..bench.instrument import instrument, kept_rng
+from ..calls import instrument, kept_rng, launch_grid
 from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import child as child_process
 from . import harness
@@ -199,7 +198,7 @@ def expect(graphs: list[Graph]) -> None:
                                     "the tensors it ran with: cap.bench(repros=True) in the process that captured it)")
             start += 1
     if jobs:
-        from ..bench.isolation import Worker
+        from ..children import Worker
 
         Worker.warm_after(graphs)
 
@@ -212,8 +211,8 @@ def _pending(graph: Graph) -> list[tuple[ReproRecord, Kernel | None]]:
 
 class Landing:
     """The expected outputs of ``graphs``' records (:func:`expect`) computed in a thread, so that a timing with
-    repros ends before they are: :meth:`wait` waits for them (``Capture.wait_repros``, and what saves or shows a
-    capture), and so does each record's ``ReproRecord.landed`` (``to_repro()``); a copy or pickle of a record
+    repros ends before they are: :meth:`wait` waits for them (``LiveCapture.wait_repros``, and what saves or shows
+    a capture), and so does each record's ``ReproRecord.landed`` (``to_repro()``); a copy or pickle of a record
     waits too. They begin once ``after()`` returns: the capture's stages read first, which would otherwise compete
     with them for the CPUs (on an H200, a resnet50 step's repros computed beside its stages' reading landed 18 s
     after the exit; computed inside the exit, with the stages held back, the whole timing with repros took 4.0 s)."""
@@ -254,7 +253,7 @@ class Landing:
 def _child(codes: list[str], jobs: list[dict], start: int) -> tuple[dict[int, Any], str | None]:
     """Answers of jobs ``start...`` from one timing process, and how it died in the first unanswered one
     (None where it answered them all or stopped after a reported CUDA error)."""
-    from ..bench.isolation import Worker
+    from ..children import Worker
 
     answers: dict[int, Any] = {}
     worker = Worker.get()

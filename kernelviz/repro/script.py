@@ -9,10 +9,9 @@ import re
 from functools import cache
 from pathlib import Path
 
-from ..model import Graph, Kernel, ReproRecord
+from ..model import NOT_RECORDED, Graph, Kernel, ReproRecord
 
 _HEURISTICS = re.compile(r"^@triton_heuristics\.\w+\(.*?^\)\n(?=@triton\.jit)", re.M | re.S)
-NOT_RECORDED = "repro not recorded"  # how a record, or a graph's warning, says why it holds no repro
 _MAIN = re.compile(r"^if __name__ == [\"']__main__[\"']:.*", re.M | re.S)
 
 

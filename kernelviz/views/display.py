@@ -92,7 +92,7 @@ class LiveDisplay:
             self.widget.progress = {}
             self.widget.refresh()
         pool = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-saved")
-        staged = self.capture._stages is not None
+        staged = "compiled stages" in self.capture.busy()
         self.saving = pool.submit(self._saved_parts, staged)
         pool.shutdown(wait=False)
         _at_cell_end(self.wait)

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Graph
-from .timers import EMPTY_RANGE, LAUNCH_RANGE
 
+LAUNCH_RANGE = "kernelviz#launch#"  # the profiler range of launch N: "kernelviz#launch#N" (Python or C++ wrapper)
+EMPTY_RANGE = "kernelviz#empty"  # a range around nothing, beside a C++ wrapper's launches: the profiler's own cost
 NOT_ALONE = ("under cpp_wrapper the launches run inside the C++ wrapper, where kernelviz cannot run one alone: "
              "in-graph times only")
 _OPEN = 'AtenRecordFunctionHandle kv_range_ = nullptr; aoti_record_function_start("{name}", nullptr, nullptr, 0, ' \
