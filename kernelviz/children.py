@@ -77,15 +77,19 @@ class Worker:
         return cls()
 
     @classmethod
-    def warm(cls) -> None:
-        """Have a worker waiting for the next timing (the kept one, or one started now)."""
-        cls.get().keep()
+    def warm(cls, cuda: bool = False) -> None:
+        """Have a worker waiting for the next timing (the kept one, or one started now); with ``cuda``, one that
+        starts CUDA while it waits."""
+        worker = cls.get()
+        if cuda:
+            worker.start_cuda()
+        worker.keep()
 
     @classmethod
     def warm_after(cls, graphs: list[Graph]) -> None:
-        """After a job on ``graphs`` took the waiting worker: where they run on CUDA, have one waiting again, so that
-        the next timing (of a capture's step, or a loaded capture) starts at once."""
-        if any(graph.device == "cuda" for graph in graphs):
+        """After a job on ``graphs`` took the waiting worker, have one waiting again, so that the next timing (of a
+        capture's step, or a loaded capture) starts at once."""
+        if graphs:
             cls.warm()
 
     def keep(self) -> None:
@@ -99,6 +103,15 @@ class Worker:
 
     def ready(self) -> bool:
         return self.proc.poll() is None
+
+    def start_cuda(self) -> None:
+        """Have the waiting worker start CUDA now (a capture that times on a GPU is under way), not once its job
+        has come."""
+        try:
+            self.proc.stdin.write("cuda\n")
+            self.proc.stdin.flush()
+        except OSError:  # it died: the job's run says how
+            pass
 
     def give(self, job: str, kind: str = "time") -> Path:
         """Hand the worker its job (``time``: a capture's JSON and what to leave out; ``expect``: the expected

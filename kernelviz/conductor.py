@@ -24,10 +24,12 @@ exit's. ``cap.bench()`` after the cell is steps 4 to 6 again (:func:`timed`).
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any
 
 from .advice import advise
 from .bench import BenchOptions, bench
+from .children import Worker
 from .ir import read_in_background, stage_jobs
 from .model import Capture, DevicePeaks
 from .recorder import Recorder, distributed
@@ -49,6 +51,9 @@ class Capturing:
         self.recorder = Recorder(self.capture, fresh_compile=fresh_compile, hold_inputs=bench, profile=profile)
 
     def __enter__(self) -> LiveCapture:
+        if self.bench:  # the timing process imports torch (and starts CUDA) while the block runs
+            torch = sys.modules.get("torch")
+            Worker.warm(cuda=torch is not None and torch.cuda.is_available())
         self.recorder.start()  # 1. record
         return self.capture
 

@@ -3,7 +3,8 @@
 It imports torch, Inductor's runtime and kernelviz, says ``ready``, imports what graphs' code imports while no job
 waits, then reads one line from stdin:
 ``KIND<TAB>JOB<TAB>OUT_DIR`` (none, or none within ``--idle`` seconds: it ends). So it can be started long before
-its job and wait without taking GPU memory: CUDA and the profiler start only once a job with a CUDA graph has come.
+its job and wait without taking GPU memory: CUDA starts once a job with a CUDA graph has come, or a line ``cuda``
+(a capture timing on a GPU is under way); the profiler only once every graph of the job was timed as it runs.
 KIND ``time``: JOB is a capture's JSON with the graphs to time, on what (the tensors the user's process handed over,
 :mod:`kernelviz.bench.handoff`, or inputs recreated from the specs), what to leave out of each and whether to record
 their repros; each timed graph is written to ``OUT_DIR/<i>.json``. Every graph is first recorded and timed as it
@@ -99,10 +100,17 @@ def _background() -> None:
 
 
 def _job_line(idle_s: float | None) -> str:
-    """The job's line from stdin; empty at its end or when none came within ``idle_s``."""
-    if idle_s is not None and not select.select([sys.stdin], [], [], idle_s)[0]:
-        return ""
-    return sys.stdin.readline().rstrip("\n")
+    """The job's line from stdin; empty at its end or when none came within ``idle_s``. A line ``cuda`` before it
+    starts CUDA while the job is still to come."""
+    while True:
+        if idle_s is not None and not select.select([sys.stdin], [], [], idle_s)[0]:
+            return ""
+        line = sys.stdin.readline().rstrip("\n")
+        if line != "cuda":
+            return line
+        import torch
+
+        torch.cuda.init()
 
 
 def main(idle_s: float | None = None) -> int:

@@ -3,6 +3,7 @@ catch a wrong kernel; jiterator entries; the HIP view; stages in the payloads an
 
 import ast
 import copy
+import dataclasses
 import re
 import subprocess
 import sys
@@ -275,22 +276,48 @@ def _slow_texts():
     return {"ttir": "module {\n}\n"}, {"ttir": "made up"}, ["no sass: made up"]
 
 
+def _live(capture):
+    """A loaded capture as one made in this process (with a session of its own)."""
+    from kernelviz.conductor import LiveCapture
+
+    return LiveCapture(**{f.name: getattr(capture, f.name) for f in dataclasses.fields(capture)})
+
+
 def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps_the_capture():
     from kernelviz.ir import StageJob, read_in_background
     from kernelviz.model import KernelIR
 
-    for use in (lambda c: c.to_json(), copy.deepcopy, lambda c: c._repr_mimebundle_(), str):
-        cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    for use in (lambda c: c.to_json(), lambda c: c._repr_mimebundle_(), str):
+        cap = _live(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"))
         triton = [k for k in cap.kernels if k.kind.startswith("triton")]
         for kernel in triton:
             kernel.ir = KernelIR(num_regs=32)  # the binary facts come at once, the texts later
-        cap._stages = read_in_background([StageJob(k, k.ir, _slow_texts) for k in triton])
+        cap.session.stages = read_in_background([StageJob(k, k.ir, _slow_texts) for k in triton])
         assert triton and all(not k.ir.stages for k in triton)  # the capture is there before its stages
         made = use(cap)
-        assert cap._stages is None
+        assert cap.session.stages is None and cap.busy() == []
         assert all([s.tool for s in k.ir.stages] == ["made up"] and k.ir.notes == ["no sass: made up"] for k in triton)
         if use is str:
             assert "made up" not in made  # the summary does not show stages, but waited for them all the same
+
+
+def test_a_copy_or_pickle_of_a_capture_is_its_data_made_without_waiting():
+    import pickle
+
+    from kernelviz.ir import StageJob, read_in_background
+    from kernelviz.model import KernelIR
+
+    cap = _live(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"))
+    triton = [k for k in cap.kernels if k.kind.startswith("triton")]
+    for kernel in triton:
+        kernel.ir = KernelIR(num_regs=32)
+    cap.session.stages = read_in_background([StageJob(k, k.ir, _slow_texts) for k in triton])
+    for made in (copy.deepcopy(cap), copy.copy(cap), pickle.loads(pickle.dumps(cap))):
+        assert type(made) is kernelviz.Capture and not hasattr(made, "_session")
+        assert made.to_json()  # its own data, written at once
+    assert cap.busy() == ["compiled stages"]  # none of them waited
+    cap.wait_stages()
+    assert cap.busy() == [] and kernelviz.Capture.from_json(cap.to_json()) == cap
 
 
 def test_the_timing_holds_the_stage_reading_back(monkeypatch):
@@ -307,10 +334,11 @@ def test_the_timing_holds_the_stage_reading_back(monkeypatch):
     timing, began = threading.Event(), {}
     ended: list[float] = []
 
-    def fake_bench(capture, **options):
+    def fake_bench(capture, runs, options):
         timing.set()
         time.sleep(0.3)
         ended.append(time.monotonic())
+        return []
 
     def first():
         timing.wait(5)  # begun before the timing: it finishes meanwhile
@@ -321,10 +349,11 @@ def test_the_timing_holds_the_stage_reading_back(monkeypatch):
         return {}, {}, []
 
     monkeypatch.setattr(conductor, "bench", fake_bench)
-    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
+    cap = _live(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py"))
     kernels = [k for k in cap.kernels if k.kind.startswith("triton")][:2]
-    cap._stages = read_in_background([StageJob(k, KernelIR(), texts) for k, texts in zip(kernels, (first, second))])
-    conductor.timed(cap)
+    cap.session.stages = read_in_background([StageJob(k, KernelIR(), texts)
+                                             for k, texts in zip(kernels, (first, second))])
+    conductor.timed(cap, cap.session)
     cap.wait_stages()
     assert began["second"] >= ended[0]
     assert read_in_background([]) is None

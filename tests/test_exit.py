@@ -73,7 +73,7 @@ def test_the_exit_does_not_wait_for_the_repros_which_land_and_match_after_it(hel
         step()
     records = [k.repro for k in cap.kernels] + [g.repro for g in cap.graphs]
     assert records and all(r is not None and r.error is None for r in records)
-    assert all(not r.expected for r in records) and cap._repros is not None  # the exit came first
+    assert all(not r.expected for r in records) and cap.session.repros is not None  # the exit came first
     kernel = cap.kernels[0]
     threading.Timer(0.5, held_back.set).start()
     script = kernel.to_repro()  # waits for its record to land
@@ -82,7 +82,7 @@ def test_the_exit_does_not_wait_for_the_repros_which_land_and_match_after_it(hel
     path.write_text(script)
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and f"{kernel.name}: outputs match" in done.stdout, done.stdout + done.stderr[-2000:]
-    assert cap.wait_repros() is cap and cap._repros is None
+    assert cap.wait_repros() is cap and cap.session.repros is None
 
 
 def test_a_save_before_the_repros_land_waits_for_them(held_back, tmp_path):

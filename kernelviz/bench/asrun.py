@@ -21,6 +21,8 @@ from ..model import AsRun, Graph
 from .timers import graphed, release_workspaces, summarize
 
 RUNS = 10  # on an H200 the gate then gave no false alarm in 14 pairs of step captures (20 runs: 1 in 16), half the time
+CPU_MAX_S = 3.0  # a fresh process's first seconds can run call() hundreds of times slower (thread pools starting, the
+# machine's other work): the runs go on until their halves agree, the fastest quarter standing for the graph
 REPLAYS = 5  # a replay leaves the CPU out: its median moves less than the plain call()'s; each costs the step's time
 
 
@@ -34,7 +36,7 @@ def measure(graph: Graph, call: Callable[[list], Any] | None, make_args: Callabl
         return
     if timer.unit == "cpu":
         ready: list[list] = []  # the next run's arguments, made untimed before it
-        samples = timer.stable(lambda: call(ready.pop()), lambda: ready.append(make_args()))
+        samples = timer.stable(lambda: call(ready.pop()), lambda: ready.append(make_args()), max_s=CPU_MAX_S)
         graph.as_run = AsRun("cpu", samples.median, samples.n, samples.spread, kernels_ms=kernels_ms)
         return
     plain, cpu = _events(timer, call, make_args, RUNS)

@@ -112,14 +112,17 @@ class CpuTimer(_Lockstepped):
         first, second = estimate(values[:half]), estimate(values[half:])
         return abs(first - second) <= self.tolerance * max(first, second)
 
-    def stable(self, run: Callable[[], Any], before: Callable[[], Any] | None = None) -> Samples:
-        """``run()`` alone, repeated until stable (``before()`` runs untimed ahead of each run)."""
+    def stable(self, run: Callable[[], Any], before: Callable[[], Any] | None = None,
+               max_s: float | None = None) -> Samples:
+        """``run()`` alone, repeated until stable (``before()`` runs untimed ahead of each run), for at most
+        ``max_s`` (the isolated limit by default)."""
         if before:
             before()
         run()  # warm-up: first-call costs and sleeping worker threads stay out of the samples
         values: list[float] = []
         started = time.perf_counter()
-        while not self._done(values, started, self.isolated_min_s, self.isolated_max_s, undisturbed):
+        limit = self.isolated_max_s if max_s is None else max_s
+        while not self._done(values, started, self.isolated_min_s, limit, undisturbed):
             if before:
                 before()
             start = time.perf_counter()
@@ -172,7 +175,7 @@ class CpuTimer(_Lockstepped):
         """Wall ms of runs of ``call``, until stable (see the class)."""
         totals: list[float] = []
         started = time.perf_counter()
-        while not self._done(totals, started, self.min_s, self.max_s):
+        while not self._done(totals, started, self.min_s, self.max_s, undisturbed):
             self.meet(f"in-graph run {len(totals)}")
             args = make_args()
             start = time.perf_counter()

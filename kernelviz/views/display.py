@@ -91,8 +91,12 @@ class LiveDisplay:
         if self.widget is not None and self.widget.progress:  # opened while timing: show the timed capture
             self.widget.progress = {}
             self.widget.refresh()
+        busy = self.capture.busy()
+        if busy and self.widget is not None:  # said in the panel until they are in
+            self.widget.progress = {"done": 0, "total": 1, "label": f"{' and '.join(busy)}: still worked out in the "
+                                    "background"}
         pool = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-saved")
-        staged = "compiled stages" in self.capture.busy()
+        staged = "compiled stages" in busy
         self.saving = pool.submit(self._saved_parts, staged)
         pool.shutdown(wait=False)
         _at_cell_end(self.wait)
@@ -100,6 +104,8 @@ class LiveDisplay:
 
     def _saved_parts(self, staged: bool) -> None:
         self.capture.wait_stages().wait_repros()
+        if self.widget is not None and self.widget.progress:
+            self.widget.progress = {}
         if staged and self.widget is not None:  # the stages landed: the live panel gets them
             self.widget.refresh()
         self.refresh()
