@@ -262,10 +262,11 @@ def _has_lines(entry: Any) -> bool:
 
 
 def _strict_autograd_cache() -> bool:
-    import torch
+    from torch._dynamo import config as dynamo_config
+    from torch._functorch import config as functorch_config
 
-    return bool(getattr(torch._functorch.config, "strict_autograd_cache", False)
-                or getattr(torch._dynamo.config, "strict_precompile", False))
+    return bool(getattr(functorch_config, "strict_autograd_cache", False)
+                or getattr(dynamo_config, "strict_precompile", False))
 
 
 def _find_with_metadata(find: Any, cls: type, key: str, local: bool, remote_cache: Any,
