@@ -66,8 +66,7 @@ def _assert_agrees(graph, launch) -> str:
     gpu = launch.timing.unit == "gpu"
     assert (("inputs may still be in L2" if gpu else "inputs may still be in the CPU's caches") in note) == (
         word == "Faster"), note
-    if word == "Slower":
-        assert "mean of its runs" in note and "median of its" in note, note
+    assert ("mean of its runs" in note) == (word == "Slower" and gpu), note  # the GPU's in-graph figure is a mean
     assert ("cores" in note) == (word == "Slower" and not gpu), note
     return note
 

@@ -204,14 +204,15 @@ def test_a_training_script_has_its_lines_on_every_run_whatever_filled_the_cache(
     train = tmp_path / "train.py"
     train.write_text(TRAIN)
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    console_script = str(Path(sys.executable).with_name("kernelviz"))  # as `.venv/bin/kernelviz` runs
+    script = Path(sys.executable).with_name("kernelviz")  # as `.venv/bin/kernelviz` runs, where it is installed
+    kernelviz_cli = [str(script)] if script.exists() else [sys.executable, "-m", "kernelviz"]
 
     def run(*argv: str) -> str:
         out = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, out.stderr[-3000:]
         return out.stdout
 
-    demo = run(console_script, "demo")
+    demo = run(*kernelviz_cli, "demo")
     demo_file = str(ROOT / "kernelviz" / "demo.py")
     ran_from = [line.strip() for line in demo.splitlines() if line.strip().startswith("ran from ")]
     assert ran_from == [f"ran from {demo_file}:{_line(Path(demo_file).read_text(), code)}  `{code.strip()}`"
@@ -222,9 +223,9 @@ def test_a_training_script_has_its_lines_on_every_run_whatever_filled_the_cache(
 
     assert aot_hits(run(sys.executable, str(train))) == 0  # without kernelviz: an AOTAutograd miss, an FX hit
     batches = (32, 64, 32, 32)
-    hits = [aot_hits(run(console_script, "run", str(train), "--batch", str(b), "--json", f"run{i}.json"))
+    hits = [aot_hits(run(*kernelviz_cli, "run", str(train), "--batch", str(b), "--json", f"run{i}.json"))
             for i, b in enumerate(batches)]
-    run(console_script, "run", str(train), "--plain", "--json", "base.json")
+    run(*kernelviz_cli, "run", str(train), "--plain", "--json", "base.json")
     loss_line = (str(train), _line(TRAIN, "    loss = torch.nn.functional.cross_entropy(model(x), target)"))
     step_line = _line(TRAIN, "step(torch.randn(args.batch, 64), torch.randint(0, 10, (args.batch,)))")
     gate = []

@@ -95,8 +95,7 @@ _SLOWER = {  # the device's clock -> what slows a launch in the graph
     "gpu": "in the graph it runs after call()'s other launches, under the profiler that times each, and its figure "
            "is the mean of its runs (a slow one counts in full); alone, the median of its runs by itself",
     "cpu": "in the graph it shares the cores and caches with call()'s other work (extern calls, other kernels and "
-           "their threads), and its figure is the mean of its runs (a slow one counts in full); alone, the median of "
-           "its fastest runs by itself",
+           "their threads); alone it runs by itself, repeated on the same inputs",
 }
 
 
