@@ -44,7 +44,8 @@ class Sources:
     dynamo_key: str | None = None  # :func:`graph_key` of dynamo's graph
     _index: tuple[dict[str, str], ...] | None = field(default=None, repr=False)  # trace -> first node, per graph
 
-    def _nodes(self, trace: str) -> tuple[str | None, str | None]:
+    def nodes(self, trace: str) -> tuple[str | None, str | None]:
+        """The first node of the graph Inductor was given, and of dynamo's, that carried ``trace`` (None: none)."""
         if self._index is None:
             self._index = tuple({t: n for n, t in reversed(table.items())} if table else {}
                                 for table in (self.inductor, self.dynamo))
@@ -53,7 +54,7 @@ class Sources:
     def named(self, stacks: list[str]) -> tuple[list[str | None], dict[str, list[str | None]]]:
         """What a record keeps of ``stacks``: per trace, a node of the graph Inductor was given that carried it,
         and, keyed by dynamo's graph, a node of that graph (None where none did)."""
-        nodes = [self._nodes(t) for t in stacks]
+        nodes = [self.nodes(t) for t in stacks]
         return [n for n, _ in nodes], {self.dynamo_key: [n for _, n in nodes]} if self.dynamo_key else {}
 
     def trace(self, record: Any, i: int) -> str | None:
@@ -113,7 +114,7 @@ def learn(records: list[Any], sources: Sources) -> bool:
         return False
     for record in records:
         traces = [sources.inductor.get(n) if n is not None else None for n in record.trace_nodes]
-        record.dynamo_nodes[sources.dynamo_key] = [sources._nodes(t)[1] if t is not None else None for t in traces]
+        record.dynamo_nodes[sources.dynamo_key] = [sources.nodes(t)[1] if t is not None else None for t in traces]
     return True
 
 
