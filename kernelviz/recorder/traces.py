@@ -54,8 +54,8 @@ class Sources:
     def named(self, stacks: list[str]) -> tuple[list[str | None], dict[str, list[str | None]]]:
         """What a record keeps of ``stacks``: per trace, a node of the graph Inductor was given that carried it,
         and, keyed by dynamo's graph, a node of that graph (None where none did)."""
-        nodes = [self.nodes(t) for t in stacks]
-        return [n for n, _ in nodes], {self.dynamo_key: [n for _, n in nodes]} if self.dynamo_key else {}
+        found = [self.nodes(t) for t in stacks]
+        return [n for n, _ in found], {self.dynamo_key: [n for _, n in found]} if self.dynamo_key else {}
 
     def trace(self, record: Any, i: int) -> str | None:
         """This compile's trace of the nodes a record named for its ``i``-th trace: from the graph Inductor was
