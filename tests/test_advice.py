@@ -195,3 +195,25 @@ def test_measured_counters_give_the_top_stall_reason_of_the_hottest_launch():
     top = launch.counters.stalls[0]
     assert stall.launches == [launch.index] and top.reason in stall.evidence
     assert f"{100 * top.share:.0f}% of stalls" in stall.evidence and "Nsight Compute" in stall.evidence
+
+
+def test_no_finding_suggests_cpp_wrapper_where_it_runs_or_was_measured_no_faster():
+    """cpp_wrapper is suggested only where the graph runs Python's call() and the C++ wrapper was not measured
+    slower; where it was, the finding says so and suggests what is left."""
+    def pair(python_ms: float, cpp_ms: float, device: str) -> Capture:
+        capture = _timed_graph(python_ms, 1.25, None, note="x")
+        native = _timed_graph(cpp_ms, 1.25, None, note="x").graphs[0]
+        native.id, native.wrapper = "1_backward_cpp", "cpp"
+        capture.graphs.append(native)
+        for graph in capture.graphs:
+            graph.device, graph.as_run.unit = device, "cpu" if device == "cpu" else "gpu"
+        return capture
+
+    for device, rule in (("cuda", "launch-bound"), ("cpu", "wrapper-overhead")):
+        for python_ms, cpp_ms in ((2.27, 1.9), (2.27, 2.4), (2.27, 2.27)):
+            found = {a.graph: a for a in advise(pair(python_ms, cpp_ms, device)) if a.rule == rule}
+            python, cpp = found["1_backward"], found.get("1_backward_cpp")
+            faster = cpp_ms < python_ms
+            assert ("cpp_wrapper = True" in python.suggestion) == faster, (device, python.suggestion)
+            assert ("cpp_wrapper measured no faster: " in python.how) == (not faster), python.how
+            assert cpp is None or "cpp_wrapper = True" not in cpp.suggestion, cpp.suggestion

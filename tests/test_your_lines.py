@@ -165,3 +165,82 @@ def test_notebooks_sharing_a_cache_name_their_own_cells(tmp_path, monkeypatch):
 
     for cap, cell in ((edited, 4), (other, 2)):
         assert f"your code: cell [{cell}], line " in summary(cap) and f"cell [{cell}], line " in cap.to_html()
+
+
+TRAIN = '''import argparse
+import json
+
+import torch
+from torch._dynamo.utils import counters
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch", type=int, default=32)
+parser.add_argument("--plain", action="store_true", help="without LayerNorm and GELU: the gate's baseline")
+args = parser.parse_args()
+torch.manual_seed(0)
+middle = [] if args.plain else [torch.nn.LayerNorm(128), torch.nn.GELU()]
+model = torch.nn.Sequential(torch.nn.Linear(64, 128), *middle, torch.nn.Linear(128, 10))
+
+
+@torch.compile
+def step(x, target):
+    loss = torch.nn.functional.cross_entropy(model(x), target)
+    loss.backward()
+    return loss
+
+
+step(torch.randn(args.batch, 64), torch.randint(0, 10, (args.batch,)))
+print(json.dumps({"aot_hits": counters["aot_autograd"]["autograd_cache_hit"]}))
+'''
+def test_a_training_script_has_its_lines_on_every_run_whatever_filled_the_cache(tmp_path, capsys):
+    """`kernelviz demo` compiles the same training step first (another program: other dynamo node names), the
+    script runs once without kernelviz (its AOTAutograd entry points to the demo's compile), then under
+    `kernelviz run` with --batch 32, 64, 32, 32: each run's every kernel has its line in train.py, the later runs
+    are AOTAutograd cache hits, `kernelviz check` against a baseline without LayerNorm and GELU names the same line
+    on every run, and each graph's caller is the user's line (the demo's own code for the demo), never the
+    console script's."""
+    from kernelviz.__main__ import main
+
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN)
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    script = Path(sys.executable).with_name("kernelviz")  # as `.venv/bin/kernelviz` runs, where it is installed
+    kernelviz_cli = [str(script)] if script.exists() else [sys.executable, "-m", "kernelviz"]
+
+    def run(*argv: str) -> str:
+        out = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout
+
+    demo = run(*kernelviz_cli, "demo")
+    demo_file = str(ROOT / "kernelviz" / "demo.py")
+    ran_from = [line.strip() for line in demo.splitlines() if line.strip().startswith("ran from ")]
+    assert ran_from == [f"ran from {demo_file}:{_line(Path(demo_file).read_text(), code)}  `{code.strip()}`"
+                        for code in ["        torch.compile(train_step)(x, target)"] * 2]
+
+    def aot_hits(output: str) -> int:
+        return json.loads(output.strip().splitlines()[-1])["aot_hits"]
+
+    assert aot_hits(run(sys.executable, str(train))) == 0  # without kernelviz: an AOTAutograd miss, an FX hit
+    batches = (32, 64, 32, 32)
+    hits = [aot_hits(run(*kernelviz_cli, "run", str(train), "--batch", str(b), "--json", f"run{i}.json"))
+            for i, b in enumerate(batches)]
+    run(*kernelviz_cli, "run", str(train), "--plain", "--json", "base.json")
+    loss_line = (str(train), _line(TRAIN, "    loss = torch.nn.functional.cross_entropy(model(x), target)"))
+    step_line = _line(TRAIN, "step(torch.randn(args.batch, 64), torch.randint(0, 10, (args.batch,)))")
+    gate = []
+    for i, batch in enumerate(batches):
+        cap = kernelviz.load(str(tmp_path / f"run{i}.json"))
+        assert [g.cache for g in cap.graphs] == ["compiled" if batch == 64 else "fx_cache_hit"] * 2
+        assert [(g.caller.file, g.caller.line) for g in cap.graphs] == [(str(train), step_line)] * 2
+        assert len(cap.kernels) == 5
+        for kernel in cap.kernels:
+            assert [(loc.file, loc.line) for loc in kernel.locations] == [loss_line], (i, kernel.name)
+            assert kernel.locations_unknown == "", (i, kernel.name)
+        assert main(["check", str(tmp_path / "base.json"), str(tmp_path / f"run{i}.json")]) == 1
+        gate.append([line for line in capsys.readouterr().out.splitlines() if "added launches" in line])
+    assert gate[0] and all(lines == gate[0] for lines in gate)
+    assert all(f"train.py:{loss_line[1]}" in line for line in gate[0])
+    # the first run's AOTAutograd hit is passed over (its dynamo graph's nodes were never seen); the later
+    # batch-32 runs are hits that know them
+    assert hits == [0, 0, 1, 1]

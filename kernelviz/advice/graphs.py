@@ -75,9 +75,9 @@ def cpp_wrapper_saving(graph: Graph, twin: Graph | None) -> tuple[float | None, 
                       "in the same capture to measure it)")
     python, cpp = (run, other) if graph.wrapper == "python" else (other, run)
     saving = python.plain_ms - cpp.plain_ms
-    return saving, (f"cpp_wrapper measured: the Python call() {ms_text(python.plain_ms)} − the same kernels under "
-                    f"the C++ wrapper {ms_text(cpp.plain_ms)} = {ms_text(saving)} (medians of {python.runs} and "
-                    f"{cpp.runs} runs)")
+    return saving, (f"cpp_wrapper measured{' no faster' if saving <= 0 else ''}: the Python call() "
+                    f"{ms_text(python.plain_ms)} − the same kernels under the C++ wrapper {ms_text(cpp.plain_ms)} = "
+                    f"{ms_text(saving)} (medians of {python.runs} and {cpp.runs} runs)")
 
 
 def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
@@ -89,8 +89,11 @@ def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
     evidence = (f"the GPU is idle {ms_text(idle)} of the plain call()'s {ms_text(run.plain_ms)} "
                 f"({100 * idle / run.plain_ms:.0f}%): its {launches} launches keep it busy {ms_text(run.kernels_ms)} "
                 f"(in-graph times); the CPU takes {ms_text(run.launch_cpu_ms or 0.0)} to launch them")
-    suggestion = ('run it as a CUDA graph: torch.compile(..., mode="reduce-overhead"); launch from C++: '
-                  "torch._inductor.config.cpp_wrapper = True; or launch less: larger batches, fewer and larger kernels")
+    saving, cpp = cpp_wrapper_saving(graph, twin)
+    from_cpp = graph.wrapper == "python" and (saving is None or saving > 0)  # not where it runs or measured no faster
+    suggestion = ('run it as a CUDA graph: torch.compile(..., mode="reduce-overhead"); '
+                  + ("launch from C++: torch._inductor.config.cpp_wrapper = True; " if from_cpp else "")
+                  + "or launch less: larger batches, fewer and larger kernels")
     if run.replay_ms is not None and run.replay_ms < run.plain_ms:
         ms = run.plain_ms - run.replay_ms
         how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
@@ -104,7 +107,6 @@ def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
             why = run.note or "no CUDA-graph replay was timed"
         how = (f"the GPU's idle time, measured: plain call() {ms_text(run.plain_ms)} − its launches' in-graph "
                f"{ms_text(run.kernels_ms)}; the time at stake, not a measured saving ({why})")
-    saving, cpp = cpp_wrapper_saving(graph, twin)
     if saving is not None and saving > 0 and graph.wrapper == "python" and (run.replay_ms is None or saving > ms):
         return [Advice("launch-bound", graph.id, [], saving, evidence, suggestion, f"{cpp}; {how}")]  # the larger
     return [Advice("launch-bound", graph.id, [], ms, evidence, suggestion, f"{how}; {cpp}")]
@@ -169,7 +171,9 @@ def _wrapper_overhead(graph: Graph, twin: Graph | None = None) -> list[Advice]:
         between, suggestion = "the C++ wrapper between the kernels", "fewer, larger launches: larger batches"
     else:
         between = "Python between the kernels"
-        suggestion = "Inductor's C++ wrapper runs call() without Python: torch._inductor.config.cpp_wrapper = True"
+        suggestion = ("fewer, larger launches: larger batches (Inductor's C++ wrapper, measured, is no faster here)"
+                      if saving is not None and saving <= 0 else
+                      "Inductor's C++ wrapper runs call() without Python: torch._inductor.config.cpp_wrapper = True")
     return [Advice(
         "wrapper-overhead", graph.id, [], saving if saving is not None and saving > 0 else outside,
         f"call() spends {100 * outside / run.plain_ms:.0f}% of its time outside its {len(graph.launches)} "

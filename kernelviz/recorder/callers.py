@@ -1,7 +1,8 @@
 """The user's line that ran a compiled graph: the innermost frame of the calling stack outside torch and
 kernelviz, past the frames that run dynamo's code for a compiled function (whose line is the function's
 ``def``), so it is the line that called the compiled function or model (for an ``nn.Sequential``, whose FX
-stack traces are all inside torch, the only line of the user's)."""
+stack traces are all inside torch, the only line of the user's). The demo's workload (``kernelviz/demo.py``)
+counts as the user's code: it is what ``kernelviz demo`` runs in the user's place."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from typing import Any
 from ..model import SourceLocation
 
 _KERNELVIZ = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_DEMO = os.path.join(_KERNELVIZ, "demo.py")
 
 
 def _outside(file: str) -> bool:
     import torch
 
-    return not file.startswith((_KERNELVIZ, os.path.dirname(torch.__file__) + os.sep, "<frozen"))
+    return file == _DEMO or not file.startswith((_KERNELVIZ, os.path.dirname(torch.__file__) + os.sep, "<frozen"))
 
 
 def running_frames() -> set[tuple[str, str]]:

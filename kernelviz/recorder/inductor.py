@@ -148,8 +148,7 @@ def _record_kernel(name: str, nodes: Any, src_code: Any = None) -> None:
     flat = [n for node in nodes if hasattr(node, "get_nodes") for n in node.get_nodes()]
     metadata, detail = get_kernel_metadata(flat, graph.wrapper_code)
     stacks = list(dict.fromkeys(o.meta["stack_trace"] for o in aggregate_origins(flat) if o.meta.get("stack_trace")))
-    sources = traces.current()
-    record = KernelRecord(name, metadata, detail, stacks, [sources.names(t) for t in stacks],
+    record = KernelRecord(name, metadata, detail, stacks, *traces.current().named(stacks),
                           [n.get_name() for n in flat], _binary_only_source(graph, name, src_code))
     with routing.lock:
         _pending.setdefault(graph, []).append(record)
@@ -184,6 +183,8 @@ def _on_code(code: str) -> None:
     for recorder in targets:
         recorder.on_code(code, key, "compiled" if compiled else "fx_cache_hit")
     if not compiled:
+        if targets:
+            _learn_nodes(key)
         return
     with routing.lock:
         _keys[graph] = key
@@ -202,6 +203,18 @@ def _on_code(code: str) -> None:
         for recorder in routing.targets(key):
             recorder.warn(f"kernel metadata could not be stored in {store.folder()} ({exc.strerror}): "
                           "a later cache hit of the same graph regenerates its code")
+
+
+def _learn_nodes(key: str) -> None:
+    """On an FX-graph-cache hit: keep (and store) the nodes of this run's dynamo graph of the module's records, for a
+    later AOTAutograd cache hit from the same dynamo graph (see :mod:`.traces`)."""
+    records = kernel_records(key)
+    if records is None:
+        return
+    with routing.lock:
+        learnt = traces.learn(records, traces.current())
+    if learnt:
+        store.save_dynamo_nodes(key, records)
 
 
 def _on_package(archive: Any) -> None:
@@ -240,21 +253,40 @@ def _has_metadata(entry: Any) -> bool:
     return not isinstance(code, str) or kernel_records(code_key(code)) is not None
 
 
+def _has_lines(entry: Any) -> bool:
+    """Whether this run's lines of the entry's kernels can be read where it is loaded (see :mod:`.traces`); always
+    where AOTAutograd is told to fail rather than miss (passing the entry over would raise in the user's code)."""
+    code = getattr(entry, "source_code", None)
+    records = kernel_records(code_key(code)) if isinstance(code, str) else None
+    return records is None or traces.known(records, traces.current()) or _strict_autograd_cache()
+
+
+def _strict_autograd_cache() -> bool:
+    from torch._dynamo import config as dynamo_config
+    from torch._functorch import config as functorch_config
+
+    return bool(getattr(functorch_config, "strict_autograd_cache", False)
+                or getattr(dynamo_config, "strict_precompile", False))
+
+
 def _find_with_metadata(find: Any, cls: type, key: str, local: bool, remote_cache: Any,
                         evaluate_guards: Any, hints: Any, *rest: Any, **kwargs: Any) -> Any:
-    """``FxGraphCache.find_guarded_entry`` over the entries whose metadata kernelviz has.
+    """``FxGraphCache.find_guarded_entry`` over the entries whose metadata kernelviz has, and whose kernels' lines
+    it can read in this run.
 
-    Inductor's own lookup runs on a subclass whose candidates leave out the others; when one of
-    those would have hit, the lookup misses, Inductor generates that graph's code again (its
-    metadata is recorded then) and writes an equivalent entry beside the old one."""
+    Inductor's own lookup runs on a subclass whose candidates leave out the others. When one without
+    metadata would have hit, the lookup misses, Inductor generates that graph's code again (its
+    metadata is recorded then) and writes an equivalent entry beside the old one. One whose lines are
+    not known on an AOTAutograd cache hit makes that hit a miss: AOTAutograd runs again, and its FX
+    graph cache lookup hits the same entry with the graphs that tell its lines."""
     passed_over: list[Any] = []
 
     def candidates(_cls: type, *args: Any, **kw: Any):
         for found in cls.iterate_over_candidates(*args, **kw):
-            if _has_metadata(found[0]):
-                yield found
-            else:
+            if not _has_metadata(found[0]):
                 passed_over.append(found[0])
+            elif _has_lines(found[0]):
+                yield found
 
     with_metadata = type("FxGraphCacheWithKernelvizMetadata", (cls,),
                          {"iterate_over_candidates": classmethod(candidates)})

@@ -2,8 +2,9 @@
 still has it.
 
 A graph compiled while kernelviz's hooks are in has its ``define_kernel`` metadata, Inductor's fusion decisions and
-what was autotuned while lowering it written to ``<Inductor cache dir>/kernelviz/v2/<aa>/<key>.json``, keyed by the
-hash of the module's code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated).
+what was autotuned while lowering it written to ``<Inductor cache dir>/kernelviz/v3/<aa>/<key>.json``, keyed by the
+hash of the module's code (the code an FX-graph-cache hit loads is byte-identical to the code its miss generated);
+a later hit adds the nodes of the dynamo graph it came from (:func:`save_dynamo_nodes`, see :mod:`.traces`).
 Inductor's own entries are never touched, so a cache shared with processes that do not use kernelviz stays valid.
 """
 
@@ -19,7 +20,8 @@ from typing import Any
 from ..codec import build, dumps, write_atomically
 from ..model import CaptureError, FusionDecision, Tuning
 
-FORMAT = "v2"  # v2: the node names of each stack trace and the fusion decisions (v1 entries are passed over)
+FORMAT = "v3"  # v3: the nodes of each stack trace per dynamo graph (entries of other formats are passed over)
+MAX_DYNAMO_GRAPHS = 16  # the dynamo graphs a record keeps nodes of (the latest stored)
 
 
 @dataclass
@@ -30,8 +32,10 @@ class KernelRecord:
     metadata: str  # get_kernel_metadata's first string (the "Source Nodes" line)
     detail: str  # its second string (mapping and graph fragment)
     stack_traces: list[str] = field(default_factory=list)
-    # per stack trace: a node that carried it in the graph Inductor was given and in dynamo's (see .traces)
-    trace_nodes: list[list[str | None]] = field(default_factory=list)
+    # per stack trace: a node that carried it in the graph Inductor was given (see .traces)
+    trace_nodes: list[str | None] = field(default_factory=list)
+    # per dynamo graph the module was reached from (by .traces.graph_key): per stack trace, a node that carried it
+    dynamo_nodes: dict[str, list[str | None]] = field(default_factory=dict)
     ops: list[str] = field(default_factory=list)  # the scheduler nodes it holds ("op3"), to place fusion decisions
     source: str = ""  # a Triton kernel's source under cpp_wrapper, where the module holds only its compiled binary
 
@@ -56,6 +60,18 @@ def save(key: str, records: list[KernelRecord], fusions: list[FusionDecision] = 
                                   "tunings": list(tunings), "graph": graph}))
 
 
+def save_dynamo_nodes(key: str, records: list[KernelRecord]) -> None:
+    """Add the records' nodes of dynamo graphs to the module's stored records (those stored meanwhile by another
+    process kept, up to :data:`MAX_DYNAMO_GRAPHS` per record, the latest)."""
+    data = _read(key)
+    if data is None or len(data.get("kernels", ())) != len(records):
+        return
+    for stored, record in zip(data["kernels"], records):
+        merged = {**stored.get("dynamo_nodes", {}), **record.dynamo_nodes}
+        stored["dynamo_nodes"] = dict(list(merged.items())[-MAX_DYNAMO_GRAPHS:])
+    write_atomically(Path(_path(key)), dumps(data))
+
+
 def _read(key: str) -> dict[str, Any] | None:
     try:
         with open(_path(key), encoding="utf-8") as f:
@@ -70,11 +86,16 @@ def load(key: str) -> list[KernelRecord] | None:
     try:
         return [KernelRecord(str(r["name"]), str(r["metadata"]), str(r["detail"]),
                              [str(t) for t in r["stack_traces"]],
-                             [[None if n is None else str(n) for n in names] for names in r["trace_nodes"]],
+                             _names(r["trace_nodes"]),
+                             {str(graph): _names(names) for graph, names in r["dynamo_nodes"].items()},
                              [str(o) for o in r.get("ops", [])], str(r.get("source", "")))
                 for r in _read(key)["kernels"]]
     except (TypeError, KeyError, AttributeError):
         return None
+
+
+def _names(names: list[Any]) -> list[str | None]:
+    return [None if n is None else str(n) for n in names]
 
 
 def load_graph_name(key: str) -> str | None:

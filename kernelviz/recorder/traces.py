@@ -2,10 +2,17 @@
 
 A kernel's stack traces are recorded when Inductor generates its code (``define_kernel``), in the
 program that compiles it; a cache hit loads the same code in another program (or another notebook
-cell), whose lines differ. So each recorded trace also keeps the name of a node that carried it in
-the graphs of that compile: the graph Inductor was given (its node names are part of the FX graph
-cache key) and dynamo's graph (part of the AOTAutograd cache key). A hit has graphs with the same
-node names, so this run's traces are those of the same nodes in this run's graphs.
+cell), whose lines differ. So each recorded trace also keeps a node that carried it in the graph
+Inductor was given (its node names are part of the FX graph cache key: an FX-graph-cache hit has a
+graph with the same names), and, per dynamo graph that a capture saw reach the module, a node of
+that graph (keyed by :func:`graph_key`). This run's traces are those of the same nodes in this
+run's graphs.
+
+An AOTAutograd cache hit has only dynamo's graph, and the entry it points to may have been compiled
+from another dynamo graph (another program, other variable names). Its nodes are known where a
+capture saw the same dynamo graph reach the module through an FX-graph-cache hit (:func:`learn`,
+kept beside the cache by :mod:`.store`); where they are not, the hit is passed over (:func:`known`),
+so AOTAutograd runs again and the FX-graph-cache hit that follows has both graphs.
 
 The graphs are read where they enter Inductor: ``compile_fx`` (dynamo's graph, kept by dynamo's
 compile id, since a backward graph is compiled later in its forward's compile context) and
@@ -14,6 +21,7 @@ compile id, since a backward graph is compiled later in its forward's compile co
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from collections import OrderedDict
@@ -33,25 +41,35 @@ class Sources:
 
     inductor: dict[str, str] | None = None  # the graph Inductor was given (None on an AOTAutograd cache hit)
     dynamo: dict[str, str] | None = None
+    dynamo_key: str | None = None  # :func:`graph_key` of dynamo's graph
     _index: tuple[dict[str, str], ...] | None = field(default=None, repr=False)  # trace -> first node, per graph
 
-    def names(self, trace: str) -> list[str | None]:
-        """A node of each graph that carried ``trace`` (None where none did): what a record keeps."""
+    def nodes(self, trace: str) -> tuple[str | None, str | None]:
+        """The first node of the graph Inductor was given, and of dynamo's, that carried ``trace`` (None: none)."""
         if self._index is None:
             self._index = tuple({t: n for n, t in reversed(table.items())} if table else {}
                                 for table in (self.inductor, self.dynamo))
-        return [index.get(trace) for index in self._index]
+        return self._index[0].get(trace), self._index[1].get(trace)
 
-    def trace(self, names: list[str | None]) -> str | None:
-        """This compile's trace of the nodes a record named, from the graph Inductor was given, else dynamo's."""
-        for table, name in zip((self.inductor, self.dynamo), names):
-            if table is not None and name is not None and name in table:
-                return table[name]
-        return None
+    def named(self, stacks: list[str]) -> tuple[list[str | None], dict[str, list[str | None]]]:
+        """What a record keeps of ``stacks``: per trace, a node of the graph Inductor was given that carried it,
+        and, keyed by dynamo's graph, a node of that graph (None where none did)."""
+        found = [self.nodes(t) for t in stacks]
+        return [n for n, _ in found], {self.dynamo_key: [n for _, n in found]} if self.dynamo_key else {}
+
+    def trace(self, record: Any, i: int) -> str | None:
+        """This compile's trace of the nodes a record named for its ``i``-th trace: from the graph Inductor was
+        given, else from dynamo's where the record knows that graph's nodes."""
+        name = record.trace_nodes[i] if i < len(record.trace_nodes) else None
+        if self.inductor is not None and name in self.inductor:
+            return self.inductor[name]
+        names = record.dynamo_nodes.get(self.dynamo_key) if self.dynamo is not None else None
+        name = names[i] if names is not None and i < len(names) else None
+        return self.dynamo.get(name) if name is not None else None
 
 
 _local = threading.local()  # .inner: the graphs of _compile_fx_inner calls in progress; .depth of compile_fx
-_dynamo: OrderedDict[str, dict[str, str]] = OrderedDict()  # compile id -> dynamo's graph
+_dynamo: OrderedDict[str, tuple[dict[str, str], str]] = OrderedDict()  # compile id -> dynamo's graph, its key
 _by_module: dict[int, tuple[Any, list[Sources]]] = {}  # id(CompiledFxGraph) -> (weakref, its compiles' Sources)
 
 
@@ -59,17 +77,45 @@ def _table(gm: Any) -> dict[str, str]:
     return {n.name: n.meta["stack_trace"] for n in gm.graph.nodes if n.meta.get("stack_trace")}
 
 
+def graph_key(gm: Any) -> str:
+    """What identifies a dynamo graph's nodes by name: its nodes' names, kinds and targets, in order (an
+    AOTAutograd cache hit has a graph of the same nodes as the one that filled the entry)."""
+    text = "\n".join(f"{n.op} {n.name} {getattr(n.target, '__qualname__', n.target)}" for n in gm.graph.nodes)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def current() -> Sources:
     """The graphs of the module being compiled or loaded in this thread."""
     inner = getattr(_local, "inner", None)
     compile_id = routing.compile_id()
     with routing.lock:
-        dynamo = _dynamo.get(compile_id) if compile_id is not None else None
+        dynamo, dynamo_key = _dynamo.get(compile_id, (None, None)) if compile_id is not None else (None, None)
     inductor = inner[-1] if inner else None
     last = getattr(_local, "last", None)  # the same graphs give the same object (its index is built once)
     if last is None or last.inductor is not inductor or last.dynamo is not dynamo:
-        last = _local.last = Sources(inductor, dynamo)
+        last = _local.last = Sources(inductor, dynamo, dynamo_key)
     return last
+
+
+def known(records: list[Any], sources: Sources) -> bool:
+    """Whether this run's traces of a module's records can be read from ``sources`` as far as they ever can: with
+    the graph Inductor was given, or without dynamo's graph (nothing to learn them from), or where each record
+    that has traces knows the nodes of this dynamo graph."""
+    return (sources.inductor is not None or sources.dynamo_key is None
+            or all(sources.dynamo_key in r.dynamo_nodes for r in records if r.stack_traces))
+
+
+def learn(records: list[Any], sources: Sources) -> bool:
+    """On a load with both graphs (an FX-graph-cache hit): give each record the nodes of this run's dynamo graph
+    that carried the traces of its nodes in the graph Inductor was given, for a later AOTAutograd cache hit from
+    the same dynamo graph. True where that was new (to be stored)."""
+    if sources.inductor is None or sources.dynamo_key is None or \
+            all(sources.dynamo_key in r.dynamo_nodes for r in records):
+        return False
+    for record in records:
+        traces = [sources.inductor.get(n) if n is not None else None for n in record.trace_nodes]
+        record.dynamo_nodes[sources.dynamo_key] = [sources.nodes(t)[1] if t is not None else None for t in traces]
+    return True
 
 
 def remember(compiled: Any, sources: list[Sources]) -> None:
@@ -123,8 +169,9 @@ def _keep_dynamo_graph(gm: Any) -> None:
     compile_id = routing.compile_id()
     if compile_id is None or not hasattr(gm, "graph"):
         return
+    table, key = _table(gm), graph_key(gm)
     with routing.lock:
-        _dynamo[compile_id] = _table(gm)
+        _dynamo[compile_id] = table, key
         _dynamo.move_to_end(compile_id)
         while len(_dynamo) > _MAX_COMPILES:
             _dynamo.popitem(last=False)
@@ -136,8 +183,8 @@ def this_run(records: list[Any], sources: list[Sources]) -> list[list[str] | Non
     that names no node)."""
     found: list[list[str] | None] = []
     for record in records:
-        traces = list(dict.fromkeys(t for names in record.trace_nodes for s in sources
-                                    if (t := s.trace(names)) is not None))
+        traces = list(dict.fromkeys(t for i in range(len(record.stack_traces)) for s in sources
+                                    if (t := s.trace(record, i)) is not None))
         found.append(traces if traces or not record.stack_traces else None)
     return found
 

@@ -1,7 +1,7 @@
-"""What every view shows of a launch, worked out once: its kernel and kind, its rate, its % of a roof and the
-forms of its name (``names.py``). The HTML reports, the roofline SVG and the text summary call these; the panel
-reads the rates, % of roof and name forms from the payload's ``view`` annex (:func:`launch_annex`) and finds a
-launch's kernel by its ``kernel_name``, as the model refers to it."""
+"""What every view shows of a launch, worked out once: its kernel and kind, its rate, its % of a roof, the forms
+of its name (``names.py``) and why its times in the graph and alone differ. The HTML reports, the roofline SVG and
+the text summary call these; the panel reads the rates, % of roof, name forms and notes from the payload's ``view``
+annex (:func:`launch_annex`) and finds a launch's kernel by its ``kernel_name``, as the model refers to it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..figures import valid
+from ..advice.graphs import ms_texts
+from ..figures import positive, valid
 from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from .names import name_forms
 
@@ -83,6 +84,37 @@ def roof(launch: Launch, known: bool) -> Roof | None:
     return Roof(min(pct, 100.0) if valid(pct) else pct, of, "" if t.bound else tag)
 
 
+AGREE = 0.2  # in-graph and isolated times within this share of the isolated one agree: no note
+
+_FASTER = {  # the device's clock -> why a launch runs faster in the graph than alone
+    "gpu": "its inputs may still be in L2, written there by the launches before it; alone, each run starts with a "
+           "flushed L2",
+    "cpu": "its inputs may still be in the CPU's caches, written there by the launches before it",
+}
+_SLOWER = {  # the device's clock -> what slows a launch in the graph
+    "gpu": "in the graph it runs after call()'s other launches, under the profiler that times each, and its figure "
+           "is the mean of its runs (a slow one counts in full); alone, the median of its runs by itself",
+    "cpu": "in the graph it shares the cores and caches with call()'s other work (extern calls, other kernels and "
+           "their threads); alone it runs by itself, repeated on the same inputs",
+}
+
+
+def time_note(graph: Graph, launch: Launch) -> str:
+    """Why a launch's in-graph time and its kernel's time alone differ, chosen by which is the larger and the
+    launch's clock (``unit``); "" where one is missing or makes no sense, or they agree within :data:`AGREE`."""
+    kernel = kernel_of(graph, launch)
+    t, alone = launch.timing, kernel.timing if kernel is not None else None
+    if t is None or alone is None or not positive(t.in_graph_ms) or not positive(alone.isolated_ms):
+        return ""
+    if abs(t.in_graph_ms - alone.isolated_ms) <= AGREE * alone.isolated_ms:
+        return ""
+    clock = "cpu" if t.unit == "cpu" else "gpu"
+    (in_graph,), (isolated,) = ms_texts(t.in_graph_ms), ms_texts(alone.isolated_ms)  # each in its own unit
+    if t.in_graph_ms < alone.isolated_ms:
+        return f"Faster in the graph ({in_graph}) than alone ({isolated}): in the graph {_FASTER[clock]}."
+    return f"Slower in the graph ({in_graph}) than alone ({isolated}): {_SLOWER[clock]}."
+
+
 def dynamic_sizes(graph: Graph) -> str:
     """``dynamic shapes: arg1_1 [s0] ran as [16]``: the inputs whose sizes the graph was compiled for as symbols
     (with dynamic shapes), and their sizes in this run ("" where none is symbolic)."""
@@ -109,15 +141,18 @@ def launch_names(launches: Iterable[Launch]) -> dict[str, list]:
 
 def graph_annex(graph: Graph, known: bool) -> dict[str, Any]:
     """One graph's entries: ``names`` (:func:`launch_names`), by launch index the ``rates`` ([value, unit,
-    cache_resident]) and ``roofs`` ([pct, of, tag]) of the launches that have them, and ``dynamic``
-    (:func:`dynamic_sizes`)."""
-    rates, roofs = {}, {}
+    cache_resident]), ``roofs`` ([pct, of, tag]) and time ``notes`` (:func:`time_note`) of the launches that have
+    them, and ``dynamic`` (:func:`dynamic_sizes`)."""
+    rates, roofs, notes = {}, {}, {}
     for launch in graph.launches:
         if (r := rate(launch)) is not None:
             rates[str(launch.index)] = [r.value, r.unit, r.cache_resident]
         if (f := roof(launch, known)) is not None:
             roofs[str(launch.index)] = [f.pct, f.of, f.tag]
-    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs, "dynamic": dynamic_sizes(graph)}
+        if note := time_note(graph, launch):
+            notes[str(launch.index)] = note
+    return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs, "notes": notes,
+            "dynamic": dynamic_sizes(graph)}
 
 
 def launch_annex(capture: Capture) -> list[dict[str, Any]]:

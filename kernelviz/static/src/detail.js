@@ -68,14 +68,6 @@ function launchFacts(row, graph, world) {
     t.error ? fact("timing", t.error) : null);
 }
 
-function differenceNote(row) {
-  const t = row.launch.timing, kt = row.kernel && row.kernel.timing;
-  if (!t || !kt || t.in_graph_ms == null || kt.isolated_ms == null) return null;
-  if (Math.abs(kt.isolated_ms - t.in_graph_ms) <= 0.2 * kt.isolated_ms) return null;
-  return h("div", { class: "kv-note" }, "In-graph and isolated times differ: in the graph, inputs may still be in L2 " +
-    "(isolated runs start with a flushed L2).");
-}
-
 /** Light the lines of the selected node, or the nodes of the selected line, in place. */
 function light(box, links, state) {
   const lines = new Set(state.node && links[state.node] ? links[state.node] : []);
@@ -100,7 +92,7 @@ export function kernelTab(ctx) {
   const box = h("div", { class: "kv-kernel-tab" },
     h("div", { class: "kv-detail-title" }, row.name, h("span", { class: "kv-badge" }, row.kind),
       row.type ? h("span", { class: "kv-badge" }, row.type) : null),
-    launchFacts(row, graph, ctx.cap.world_size), differenceNote(row),
+    launchFacts(row, graph, ctx.cap.world_size), row.timeNote ? h("div", { class: "kv-note" }, row.timeNote) : null,
     row.note ? h("div", { class: "kv-note" }, row.note) : null);
   if (!kernel) {
     box.append(h("pre", { class: "kv-call" }, launch.text),

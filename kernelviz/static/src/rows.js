@@ -12,10 +12,11 @@ export function kindOf(kernel, launch) {
 }
 
 /** One row of data per launch of call(), in order; `annex`: the graph's entry of the view annex's `launches`
- * ({names, rates, roofs}; rules.py graph_annex), without which no launch has a rate or a % of a roof. */
+ * ({names, rates, roofs, notes}; rules.py graph_annex), without which no launch has a rate, a % of a roof or a
+ * note on its times. */
 export function launchRows(graph, annex = {}) {
   if (CACHE.has(graph)) return CACHE.get(graph);
-  const { names = {}, rates = {}, roofs = {} } = annex;
+  const { names = {}, rates = {}, roofs = {}, notes = {} } = annex;
   const byName = new Map(graph.kernels.map((k) => [k.name, k]));
   const rows = graph.launches.map((l) => {
     const k = l.kernel_name ? byName.get(l.kernel_name) || null : null;
@@ -31,6 +32,7 @@ export function launchRows(graph, annex = {}) {
       iso: (k && k.timing && k.timing.isolated_ms) ?? null,
       rate: r ? r[0] : null, rateUnit: r ? r[1] : "", cacheResident: !!(r && r[2]),
       pct: roof ? roof[0] : null, pctOf: roof ? roof[1] : "", pctTag: roof ? roof[2] : "", bound: t.bound || "", note: t.note || "",
+      timeNote: notes[l.index] || "",
       flops: t.flops ?? null, intensity: t.flops && t.bytes ? t.flops / t.bytes : null,
       tflops: t.tflop_per_s ?? null, gbps: t.gb_per_s ?? null, unit: t.unit || "",
     };
