@@ -653,6 +653,9 @@ class Graph(Record):
     tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): what was autotuned for this graph
     cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why (issue 37): reduce-overhead's records/skips
     cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
+    # call()'s wall time in the captured block itself (the fastest of its warm calls): on a GPU, the CPU's time to
+    # launch it as the user's step runs it (a loop of call() alone, as_run, runs warmer)
+    in_step_ms: float | None = None
     as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
     package: Package | None = None  # AOTInductor (issue 33): the .pt2 package it was read from
 

@@ -80,6 +80,27 @@ def cpp_wrapper_saving(graph: Graph, twin: Graph | None) -> tuple[float | None, 
                     f"{ms_text(saving)} (medians of {python.runs} and {cpp.runs} runs)")
 
 
+def in_step_plain(graph: Graph) -> tuple[float, str]:
+    """The plain call()'s time as the user's own step runs it, and how it was made (empty where it is the loop's).
+
+    ``as_run`` times call() in a loop, where the CPU runs it warm; the step runs it among the user's other work,
+    often slower (``Graph.in_step_ms``, its wall time in the captured block). Where the device waits on the CPU (GPU)
+    or call() is the CPU's own work, what the step's run took beyond the loop's adds to the plain time."""
+    run, step = graph.as_run, graph.in_step_ms
+    if run is None or step is None:
+        return (run.plain_ms if run is not None else 0.0), ""
+    if run.unit == "gpu":
+        if run.launch_cpu_ms is None or not waits_on_cpu(run):
+            return run.plain_ms, ""
+        extra, loop, what = step - run.launch_cpu_ms, run.launch_cpu_ms, "to launch it"
+    else:
+        extra, loop, what = step - run.plain_ms, run.plain_ms, "to run it"
+    if extra <= 0:
+        return run.plain_ms, ""
+    return run.plain_ms + extra, (f" + {ms_text(extra)}: the CPU took {ms_text(step)} {what} in your step (the fastest "
+                                  f"of its warm calls in the capture), {ms_text(loop)} in the loop")
+
+
 def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
     run = graph.as_run
     if run is None or not waits_on_cpu(run):
@@ -94,9 +115,10 @@ def _launch_bound(graph: Graph, twin: Graph | None = None) -> list[Advice]:
     suggestion = ('run it as a CUDA graph: torch.compile(..., mode="reduce-overhead"); '
                   + ("launch from C++: torch._inductor.config.cpp_wrapper = True; " if from_cpp else "")
                   + "or launch less: larger batches, fewer and larger kernels")
-    if run.replay_ms is not None and run.replay_ms < run.plain_ms:
-        ms = run.plain_ms - run.replay_ms
-        how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
+    plain, in_step = in_step_plain(graph)
+    if run.replay_ms is not None and run.replay_ms < plain:
+        ms = plain - run.replay_ms
+        how = (f"measured: plain call() {ms_text(run.plain_ms)}{in_step} − the same call() replayed as a CUDA graph "
                f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs"
                + (f" and {run.replays} replays)" if run.replays else ")"))
     else:  # the idle time is what is at stake; no saving is claimed
@@ -139,10 +161,11 @@ def _cudagraph_skips(graph: Graph) -> list[Advice]:
                           "remove what Inductor names as the reason")
         if found and found[0].ms is not None:  # one replay for the whole graph: its saving counted once
             ms, how = None, f"counted on the graph's first skip ({ms_text(found[0].ms)}): one CUDA graph replays all"
-        elif run is not None and run.replay_ms is not None and run.replay_ms < run.plain_ms:
-            ms = run.plain_ms - run.replay_ms
-            how = (f"measured: plain call() {ms_text(run.plain_ms)} − the same call() replayed as a CUDA graph "
-                   f"{ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs), per call")
+        elif run is not None and run.replay_ms is not None and run.replay_ms < in_step_plain(graph)[0]:
+            plain, in_step = in_step_plain(graph)
+            ms = plain - run.replay_ms
+            how = (f"measured: plain call() {ms_text(run.plain_ms)}{in_step} − the same call() replayed as a CUDA "
+                   f"graph {ms_text(run.replay_ms)} (CUDA events, medians of {run.runs} runs), per call")
         elif (run is None and graph.gpu_busy_ms is not None and graph.cudagraph_ms is not None
               and graph.cudagraph_ms < graph.gpu_busy_ms):  # timed in CUDA-graph mode: call() end to end, replayed
             ms = graph.gpu_busy_ms - graph.cudagraph_ms

@@ -243,9 +243,17 @@ def _key_of(compiled: Any) -> str | None:
     return entry[1]
 
 
-def _on_call(compiled: Any, inputs: Any, key: str) -> None:
-    for recorder in routing.targets(key):
+def _on_call(compiled: Any, inputs: Any, key: str) -> list[routing.Recorder]:
+    """Tell the captures that look at this call; returns them (none outside a capture)."""
+    recorders = routing.targets(key)
+    for recorder in recorders:
         recorder.on_call(compiled, inputs, key)
+    return recorders
+
+
+def _on_called(recorders: list[routing.Recorder], key: str, ms: float) -> None:
+    for recorder in recorders:
+        recorder.on_called(key, ms)
 
 
 def _has_metadata(entry: Any) -> bool:
@@ -354,15 +362,17 @@ def _install_kept() -> Patches:
             key = _key_of(self)
             if key is None:
                 return original(self, *args, **kwargs)
-            if on_call:
-                routing.safely(_on_call, self, args[0], key)
+            seen = routing.safely(_on_call, self, args[0], key) if on_call else None
             token, call = routing.running.set(key), routing.call.set(object()) if on_call else None
+            began = time.perf_counter()
             try:
                 return original(self, *args, **kwargs)
             finally:
                 routing.running.reset(token)
                 if call is not None:
                     routing.call.reset(call)
+                if seen:  # inside a capture: how long the call took in the user's own run
+                    routing.safely(_on_called, seen, key, (time.perf_counter() - began) * 1e3)
 
         return wrapper
 

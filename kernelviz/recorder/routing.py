@@ -20,6 +20,8 @@ class Recorder(Protocol):
 
     def on_call(self, compiled: Any, inputs: Any, key: str) -> None: ...
 
+    def on_called(self, key: str, ms: float) -> None: ...
+
     def on_dynamo(self, event: Any) -> None: ...
 
     def on_regenerated(self, key: str) -> None: ...
@@ -101,10 +103,11 @@ def targets(key: str | None = None) -> list[Recorder]:
     return []
 
 
-def safely(fn, *args) -> None:
-    """Run a hook's step; a failure there must never break the user's compile or call."""
+def safely(fn, *args) -> Any:
+    """Run a hook's step and give what it returns (None where it failed); a failure there must never break the
+    user's compile or call."""
     try:
-        fn(*args)
+        return fn(*args)
     except Exception as exc:  # noqa: BLE001 - reported, never raised into the user's program
         for recorder in targets():
             recorder.warn(f"capture hook failed: {type(exc).__name__}: {exc}")

@@ -19,6 +19,7 @@ class GraphRun:
     cache: str  # "compiled", "fx_cache_hit" or "reused" (only run: compiled before the capture)
     thread: str  # the thread where the capture first saw it
     calls: int = 0
+    walls: list[float] = field(default_factory=list)  # wall ms of each call() in the block, in order
     compiled: Any = None  # weakref to the CompiledFxGraph
     inputs: list[Any] | None = None  # weakrefs to tensors (held until the timing at exit); other values as they were
     specs: list[Any] | None = None  # what the inputs were when the graph first ran (recorder.specs.InputSnapshot)
@@ -34,6 +35,13 @@ class GraphRun:
         held += [t for spec in self.specs or [] for t in (getattr(spec, "values", None), getattr(spec, "live", None))
                  if hasattr(t, "element_size")]
         return sum(t.numel() * t.element_size() for t in held)
+
+    def in_step_ms(self) -> float | None:
+        """The wall time of call() in the user's own block, the fastest of its warm calls (interference only ever
+        adds time): the first call of a graph compiled or loaded in the block (which loads its kernels) left out; None
+        where no warm call was seen."""
+        warm = self.walls if self.cache == "reused" else self.walls[1:]
+        return min(warm) if warm else None
 
     def module(self) -> Any:
         """The graph's compiled module, while it lives."""

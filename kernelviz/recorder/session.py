@@ -77,6 +77,10 @@ class Recorder:
             # to time on these tensors at exit, hold them until then; otherwise never keep them alive
             run.inputs = list(inputs) if self.hold_inputs else [_weak(x) for x in inputs]
 
+    def on_called(self, key: str, ms: float) -> None:
+        if (run := self.runs.get(key)) is not None:
+            run.walls.append(ms)
+
     def on_dynamo(self, event: DynamoEvent) -> None:
         last = self.dynamo[-1] if self.dynamo else None
         if (event.kind == "skip" and last is not None and last.kind == "graph_break"
@@ -186,6 +190,7 @@ class Recorder:
             graph.cudagraphs = [e for e, k in self.cudagraphs if k == key and e is not None]
             graph.cudagraph_replays = sum(1 for e, k in self.cudagraphs if k == key and e is None)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
+            graph.in_step_ms = run.in_step_ms()
             apply_snapshot(graph, run.specs)
             runs.append((graph, run))
             capture.graphs.append(graph)

@@ -39,13 +39,15 @@ def line(finding: Advice, graph: Graph | None) -> str:
     return f"{ms:>9}  {finding.rule}  {_at(finding, graph)}: {finding.evidence}"
 
 
-def as_run_line(run: AsRun) -> str:
-    """The graph as it runs: plain time, CPU launch time, CUDA-graph replay."""
+def as_run_line(run: AsRun, in_step_ms: float | None = None) -> str:
+    """The graph as it runs: plain time, CPU launch time, CUDA-graph replay; ``in_step_ms``: call()'s wall time in
+    the user's own step (``Graph.in_step_ms``)."""
     clock = "CUDA events" if run.unit == "gpu" else "wall clock"
-    plain, cpu, kernels, replay = ms_texts(run.plain_ms, run.launch_cpu_ms, run.kernels_ms, run.replay_ms)
+    plain, cpu, kernels, replay, step = ms_texts(run.plain_ms, run.launch_cpu_ms, run.kernels_ms, run.replay_ms,
+                                                 in_step_ms)
     parts = [f"plain call() {plain} ({clock}, {run.runs} runs)"]
     replay = f"{replay} ({run.replays} replays)" if replay is not None and run.replays else replay
-    parts += [f"{what} {text}" for what, text in (("CPU launch", cpu), ("kernels", kernels),
+    parts += [f"{what} {text}" for what, text in (("CPU launch", cpu), ("in your step", step), ("kernels", kernels),
                                                   ("as a CUDA graph", replay)) if text is not None]
     parts += [run.note] if run.note else []
     return "as it runs: " + " · ".join(parts)

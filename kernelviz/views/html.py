@@ -255,7 +255,7 @@ def _timed(graph: Graph) -> str:
     busy, gap, replay = ms_texts(graph.gpu_busy_ms, graph.gap_ms, graph.cudagraph_ms)
     parts = [timed_on(graph)] + [f"{what} {text}" for what, text in (
         (busy_label(graph), busy), ("gap", gap), ("as a CUDA graph", replay)) if text is not None]
-    lines = [" · ".join(parts)] + ([as_run_line(graph.as_run)] if graph.as_run else [])  # one unit a line
+    lines = [" · ".join(parts)] + ([as_run_line(graph.as_run, graph.in_step_ms)] if graph.as_run else [])  # one unit a line
     return "".join(f'<p class="kv-hint">{escape(line)}</p>' for line in lines)
 
 

@@ -222,7 +222,7 @@ def summary(capture: Capture, width: int | None = None) -> str:
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
         lines += _wrapped(package, width, "  ", "    ") if (package := package_line(graph)) else []
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
-        lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
+        lines += [f"  {as_run_line(graph.as_run, graph.in_step_ms)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
         lines += _wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
         for line in your_code(graph):
