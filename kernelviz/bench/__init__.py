@@ -20,6 +20,7 @@ from typing import Any
 
 from ..model import Capture, DevicePeaks, Graph
 from . import collectives, isolation
+from .cpupeaks import cpu_peaks
 from .errors import BenchError
 from .here import bench_live, bench_recreated, bench_together, lockstep_of
 from .instrument import Instrumented, instrument
@@ -58,6 +59,8 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
         capture.peaks = peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
         capture.peaks = device_peaks()
+    elif capture.peaks is None and capture.graphs and all(g.device == "cpu" for g in capture.graphs):
+        capture.peaks = cpu_peaks()  # cached, else measured in a child process (a second or two, once per machine)
     recorded: list[Graph] = []
     bar = Progress(progress, len(plans))
     try:
