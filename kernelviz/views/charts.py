@@ -150,9 +150,11 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
     kinds = list(dict.fromkeys(launch_kind(graph, launch) for launch in flops + memory))
     parts.append(_legend(kinds))
     known = peaks_known(peaks)
+    cache = "the CPU's caches" if peaks and peaks.device_type == "cpu" else "L2"
     source = (f"ceilings of {peaks.device}: {peaks.source or 'source not given'}"
-              + ("; right of the DRAM peak: cache-resident (inputs in L2)" if memory and peaks.dram_gb_per_s else "")
-              if known else "no ceilings: this device's peaks are not known (so no % of a roof either)")
+              + (f"; right of the DRAM peak: cache-resident (inputs in {cache})" if memory and peaks.dram_gb_per_s else "")
+              if known else "no ceilings: this device's peaks are not known (so no % of a roof either)"
+              + (f": {peaks.source}" if peaks and peaks.source else ""))
     if odd:
         source += (f"; {plural(len(odd), 'launch')} with invalid figures (negative or beyond any "
                    f"device) not drawn: #{', #'.join(str(launch.index) for launch in odd[:8])}")

@@ -54,7 +54,7 @@ function launchFacts(row, graph, world) {
       ? fact("alone", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (the collective repeated back to back)` : "")
       : fact("flushed", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (L2 flushed: the % figures use it)` : ""),
     fact("achieved", [t.gb_per_s != null ? fmtRate(t.gb_per_s, "GB/s") : "", t.tflop_per_s != null ? fmtRate(t.tflop_per_s, "TFLOP/s") : ""]
-      .filter(Boolean).join(" · ") + (t.cache_resident ? " (cache-resident: above the DRAM peak, inputs in L2)" : "")),
+      .filter(Boolean).join(" · ") + (t.cache_resident ? ` (cache-resident: above the DRAM peak, inputs in ${t.unit === "cpu" ? "the CPU's caches" : "L2"})` : "")),
     fact("% of peak", row.pct == null ? "" : [pct(t.pct_peak_bw, "DRAM peak"), // none where the peaks are not known
       pct(t.pct_peak_flops, `${t.dtype || ""} compute peak`)].filter(Boolean).join(" · ")),
     fact("bound", t.bound || ""),
@@ -72,8 +72,10 @@ function differenceNote(row) {
   const t = row.launch.timing, kt = row.kernel && row.kernel.timing;
   if (!t || !kt || t.in_graph_ms == null || kt.isolated_ms == null) return null;
   if (Math.abs(kt.isolated_ms - t.in_graph_ms) <= 0.2 * kt.isolated_ms) return null;
-  return h("div", { class: "kv-note" }, "In-graph and isolated times differ: in the graph, inputs may still be in L2 " +
-    "(isolated runs start with a flushed L2).");
+  return h("div", { class: "kv-note" }, "In-graph and isolated times differ: " + (t.unit === "cpu"
+    ? "in the graph, the launch runs on what the launches before it left in the CPU's caches (alone, it runs back to " +
+      "back on its own inputs)."
+    : "in the graph, inputs may still be in L2 (isolated runs start with a flushed L2)."));
 }
 
 /** Light the lines of the selected node, or the nodes of the selected line, in place. */

@@ -119,8 +119,9 @@ export function rooflineFigure(rows, peaks, known, onSelect) {
   const key = svgFrame("kv-legend", W, 18, "kinds");
   legend(key, kinds, M.left, 14);
   const source = known ? `ceilings of ${peaks.device}: ${peaks.source || "source not given"}` +
-    (memory.length && peaks.dram_gb_per_s ? "; right of the DRAM peak: cache-resident (inputs in L2)" : "")
-    : "no ceilings: this device's peaks are not known (so no % of a roof either)";
+    (memory.length && peaks.dram_gb_per_s ? `; right of the DRAM peak: cache-resident (inputs in ${
+      peaks.device_type === "cpu" ? "the CPU's caches" : "L2"})` : "")
+    : "no ceilings: this device's peaks are not known (so no % of a roof either)" + (peaks && peaks.source ? `: ${peaks.source}` : "");
   return h("figure", { class: "kv-figure kv-roofline" }, h("figcaption", {}, "Roofline"), ...parts, key.node(),
     h("div", { class: "kv-hint" }, source));
 }
