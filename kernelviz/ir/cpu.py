@@ -193,27 +193,24 @@ def registers_note(text: str) -> str:
 
 
 def loops_note(source: str, isa: tuple[str, int] | None) -> list[str]:
-    """What was vectorized, read from the kernel's C++: the instruction set at::vec was compiled for, and each
-    innermost loop as vectorized (its body uses at::vec, its step the lanes) or scalar, by source line."""
+    """What was vectorized, read from the kernel's C++: the instruction set at::vec was compiled for, and its loops
+    by source line: vectorized (its step is the lanes of the at::vec values its body computes), parallel (an OpenMP
+    ``for``) and scalar (an innermost loop without at::vec)."""
     lines = source.splitlines()
     loops = []  # (line, variable, step, body)
     for i, line in enumerate(lines):
         if m := _FOR.match(line):
             loops.append((i + 1, m.group(1), int(m.group(2)), _body(lines, i)))
-    innermost = [loop for loop in loops if not any(other is not loop and loop[0] < other[0] <= loop[0] + len(loop[3])
-                                                   for other in loops)]
-    vectorized = [f"line {n} ({var}, {step} lanes)" for n, var, step, body in innermost
+    vectorized = [f"line {n} ({var}, {step} lanes)" for n, var, step, body in loops
                   if step > 1 and _VECTOR.search("\n".join(body))]
-    scalar = [f"line {n} ({var})" for n, var, step, body in innermost
-              if not (step > 1 and _VECTOR.search("\n".join(body)))]
+    parallel = [f"line {n} ({var})" for n, var, _, _ in loops if lines[n - 2].strip().startswith("#pragma omp")]
+    scalar = [f"line {n} ({var})" for n, var, _, body in loops
+              if not _FOR.search("\n".join(body)) and not _VECTOR.search("\n".join(body))]
     where = (f"at::vec compiled for {isa[0].upper()} ({isa[1]}-bit vectors: the instruction set Inductor picks "
              "here)" if isa else "no vector instruction set: Inductor picks none here")
-    notes = [where]
-    if innermost:
-        notes.append("innermost loops: " + "; ".join(
-            ([f"vectorized: {', '.join(vectorized)}"] if vectorized else [])
-            + ([f"scalar: {', '.join(scalar)}"] if scalar else [])))
-    return notes
+    found = [f"{what}: {', '.join(which)}" for what, which in (("vectorized", vectorized), ("parallel (OpenMP)", parallel),
+                                                              ("scalar", scalar)) if which]
+    return [where] + (["loops: " + "; ".join(found)] if found else [])
 
 
 def _body(lines: list[str], start: int) -> list[str]:
