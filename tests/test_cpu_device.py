@@ -12,14 +12,16 @@ import pytest
 import torch
 
 import kernelviz
-from browser import chromium_page, needs_browser, panel_site, serve
+from browser import chromium_page, needs_browser, serve
 from kernelviz.bench import cpupeaks, roofline
 from kernelviz.children import cache_folder
+from kernelviz.demo import run_demo
 from kernelviz.ir.cpu import vec_isa
 from kernelviz.model import LaunchTiming
 from kernelviz.views.charts import roofline_svg
 from kernelviz.views.payload import payload
 from kernelviz.views.rules import peaks_known, roof
+from test_panel_widths import _look, _page, _site
 
 
 @pytest.fixture(scope="module")
@@ -30,18 +32,7 @@ def step(tmp_path_factory):
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         assert not (cache_folder("peaks")).exists()
         torch._dynamo.reset()
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), torch.nn.GELU(),
-                                    torch.nn.Linear(128, 10))
-        x, target = torch.randn(32, 64), torch.randint(0, 10, (32,))
-
-        def train_step(x, target):
-            loss = torch.nn.functional.cross_entropy(model(x), target)
-            loss.backward()
-            return loss
-
-        with kernelviz.capture(bench=True) as cap:
-            torch.compile(train_step)(x, target)
+        cap = run_demo()  # the quickstart's model and step, timed at the capture's exit
         cap.wait_stages()
         torch._dynamo.reset()
         yield cap, cache_folder("peaks")
@@ -171,18 +162,15 @@ def test_the_report_and_the_panel_data_say_assembly_and_the_cpus_words(step):
 
 
 @needs_browser
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_compiled_tab_shows_the_assembly_linked_both_ways(step, tmp_path, scheme):
+def test_compiled_tab_shows_the_assembly_linked_both_ways_in_light_and_dark_at_any_width(step, tmp_path):
     cap, _ = step
     kernel = cap.graphs[0].kernels[0]
     index = next(launch.index for launch in cap.graphs[0].launches if launch.kernel_name == kernel.name)
     stage = kernel.ir.stages[0]
     vector_line = next(n for i, row in enumerate(stage.text.splitlines()) if "%zmm" in row or "%ymm" in row
                        for n in stage.source_lines[i])
-    site = panel_site(tmp_path, json.dumps(payload(cap)))
-    with serve(site) as url, chromium_page() as page:
-        page.emulate_media(color_scheme=scheme)
-        page.goto(f"{url}/index.html")
+    with serve(_site(tmp_path, cap)) as url, chromium_page() as page:
+        _page(page, url)
         tabs = page.locator(".kv-tab").all_inner_texts()
         assert "Compiled (assembly)" in tabs and not any("PTX" in t for t in tabs)
         page.locator(f'.kv-row[data-key="0/{index}"]').click()
@@ -191,12 +179,15 @@ def test_compiled_tab_shows_the_assembly_linked_both_ways(step, tmp_path, scheme
         assert page.locator(".kv-stage-tab").all_inner_texts() == ["assembly"]
         detail = page.locator(".kv-detail").inner_text()
         assert f"at::vec compiled for {vec_isa()[0].upper()}" in detail and "loops: vectorized: line" in detail
-        assert "registers per thread" not in detail
+        assert "registers per thread" not in detail and "//## File" not in detail  # the markers are hidden
         page.locator(".kv-compiled-source .kv-line").nth(vector_line - 1).click()
-        lit = page.locator(".kv-stage .kv-line.kv-lit:not(.kv-lineinfo)")  # the markers are hidden
+        lit = page.locator(".kv-stage .kv-line.kv-lit:not(.kv-lineinfo)")
         assert any(re.search(r"%[xyz]mm", t) for t in lit.all_inner_texts())
         lit.first.click()
         assert page.locator(".kv-compiled-source .kv-line.kv-lit").count() >= 1
-        page.screenshot(path=str(os.environ.get("KV_SCREENSHOTS", tmp_path)) + f"/cpu-compiled-{scheme}.png",
-                        full_page=True)
+        for width in (480, 1100):
+            for theme in ("light", "dark"):
+                assert _look(page, width, theme) == [], (width, theme)
+                if shots := os.environ.get("KV_SCREENSHOTS"):
+                    page.screenshot(path=f"{shots}/cpu-compiled-{width}-{theme}.png", full_page=True)
         assert page.errors == []
