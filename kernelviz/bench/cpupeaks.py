@@ -1,6 +1,6 @@
 """The CPU's ceilings, measured once per machine and thread count with torch's own ops: the copy bandwidth of a
-buffer larger than the last-level cache (bytes read plus written) and the best matmul rate per dtype, at the
-thread count torch uses in the asking process.
+buffer twice the last-level cache, within 64 and 256 MiB (bytes read plus written; its source names both sizes) and
+the best matmul rate per dtype, at the thread count torch uses in the asking process.
 
 The measure runs in a child process (``python -m kernelviz.bench.cpupeaks THREADS``), never in the user's: their
 threads, RNG and memory are left alone. Its result is kept in kernelviz's cache folder (``peaks/``), keyed by the
@@ -28,7 +28,8 @@ from ..model import DevicePeaks
 BUDGET_S = 0.15  # of repeats per figure, after one warm-up run: the best of them is the peak
 MATMUL = 1024  # the side of the square matmul timed per dtype
 DTYPES = ("float32", "bfloat16", "float16")
-_MIN_COPY, _MAX_COPY = 1 << 28, 1 << 30  # the copied buffer: at least 256 MiB and the last-level cache, at most 1 GiB
+_MIN_COPY, _MAX_COPY = 1 << 26, 1 << 28  # the copied buffer: twice the last-level cache, within 64 and 256 MiB (a
+# larger one costs seconds of page faults; the cache a VM lists is its host's, of which it has a share)
 _TIMEOUT_S = 120.0
 
 
@@ -134,7 +135,7 @@ def measure(threads: int) -> DevicePeaks:
 
     torch.set_num_threads(threads)
     llc = last_level_cache()
-    size = min(_MAX_COPY, max(_MIN_COPY, llc or 0))
+    size = min(_MAX_COPY, max(_MIN_COPY, 2 * (llc or 0)))
     src = torch.ones(size, dtype=torch.uint8)
     dst = torch.empty_like(src)
     copy_s, copies = _best_s(lambda: dst.copy_(src))
@@ -151,9 +152,18 @@ def measure(threads: int) -> DevicePeaks:
     name = cpu_name()
     source = (f"measured by kernelviz on {socket.gethostname()} ({name}) at {when}, {threads} threads as torch uses "
               f"them, torch {torch.__version__}: the best of {copies} copies of {size >> 20} MiB (bytes read plus "
-              f"written; the last-level cache is {_mib(llc)}) and of {min(runs)}+ {MATMUL}x{MATMUL} matmuls per dtype")
+              f"written; the last-level cache is {_mib(llc)}) and of {min(runs)}+ {MATMUL}x{MATMUL} matmuls per dtype"
+              f"{_load()}")
     return DevicePeaks(device=f"{name}, {threads} threads", dram_gb_per_s=round(2 * size / copy_s / 1e9, 2),
                        tflops=tflops, source=source, device_type="cpu")
+
+
+def _load() -> str:
+    """The load the measure ran beside (other work lowers the peaks it finds), where the OS says."""
+    try:
+        return f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    except (AttributeError, OSError):
+        return ""
 
 
 def _mib(size: int | None) -> str:
