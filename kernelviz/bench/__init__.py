@@ -54,13 +54,15 @@ def bench(capture: Capture, *, isolated: bool = True, progress: Any = True, peak
     arguments.instance("bench", "peaks", peaks, DevicePeaks)
     capture.wait_repros()
     plans = plan(capture)
+    if peaks is None and capture.peaks is None and capture.graphs and all(g.device == "cpu" for g in capture.graphs):
+        # cached, else measured in a child process (a second or two, once per machine), before the timing process
+        # starts: the measure has the CPU to itself
+        capture.peaks = cpu_peaks()
     worker = isolation.Worker.get() if any(p.where in _ELSEWHERE for p in plans) else None  # starts while we time
     if peaks is not None:
         capture.peaks = peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
         capture.peaks = device_peaks()
-    elif capture.peaks is None and capture.graphs and all(g.device == "cpu" for g in capture.graphs):
-        capture.peaks = cpu_peaks()  # cached, else measured in a child process (a second or two, once per machine)
     recorded: list[Graph] = []
     bar = Progress(progress, len(plans))
     try:
