@@ -478,6 +478,7 @@ class DevicePeaks(Record):
     dram_gb_per_s: float | None = None
     tflops: dict[str, float] = field(default_factory=dict)  # dtype name ("bfloat16", "tf32", ...) -> dense peak
     source: str = ""  # e.g. "datasheet: NVIDIA H100 SXM5 80GB", "measured by kernelviz.calibrate()", "given"
+    device_type: str = "cuda"  # the torch device type they are of: "cuda" (a GPU's) or "cpu" (measured once per machine)
 
 
 @dataclass

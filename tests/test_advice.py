@@ -123,7 +123,8 @@ def test_round_trip_and_views(captured):
         del graph["fusions"], graph["as_run"]
     loaded = Capture.from_dict(old)
     assert loaded.findings == [] and loaded.graphs[0].fusions == [] and loaded.graphs[0].as_run is None
-    assert [f.rule for f in advise(loaded)] == ["graph-break"]
+    rules = {f.rule for f in advise(loaded)}  # of the launches' timings too (latency-bound: ones under 5 µs)
+    assert "graph-break" in rules and not rules & {"refused-fusion", "wrapper-overhead"}
 
 
 def _timed_graph(plain: float, kernels: float, replay: float | None, note: str | None = None) -> Capture:

@@ -121,7 +121,8 @@ def test_no_repro_without_a_recorded_launch_says_why_in_one_line():
     view = kernel_view(kernelviz.Capture(graphs=[graph]), f"0/{graph.kernels[0].name}")
     assert view["repro"]["script"] is None and view["repro"]["reason"].startswith("no launch of")
     assert view["ir"] == {"stages": [],
-                          "notes": ["cpp kernels have no Triton stages: their source is in the Kernel tab"],
+                          "notes": ["no assembly kept: a C++ kernel's is read from the library Inductor built, as "
+                                    "the capture that ran it is made"],
                           "facts": None}
 
 

@@ -109,11 +109,15 @@ def _latency_bound(graph: Graph) -> list[Advice]:
     if not small or ms is None:
         return []
     grids = [launch.timing.grid for launch in small if launch.timing.grid is not None]
+    cpu = graph.device == "cpu"
     return [Advice(
         "latency-bound", graph.id, [launch.index for launch in sorted(
             small, key=lambda launch: -(launch.timing.in_graph_ms or 0.0))], ms,
-        f"{len(small)} launch{'es' if len(small) > 1 else ''} cannot fill the device (fewer thread blocks than SMs, "
-        f"or under 5 µs L2-flushed)" + (f"; grids of {min(grids)} to {max(grids)} blocks" if grids else ""),
+        f"{len(small)} launch{'es' if len(small) > 1 else ''} cannot fill the device "
+        + ("(under 5 µs in the graph: the order of a call's fixed cost)" if cpu else
+           "(fewer thread blocks than SMs, or under 5 µs L2-flushed)")
+        + (f"; grids of {min(grids)} to {max(grids)} blocks" if grids else ""),
+        "each pays a call's fixed cost for little work: larger batches, or fusing them" if cpu else
         "each pays a launch's fixed cost for little work: larger batches, or fusing them (a CUDA graph hides "
         "the CPU side of that cost)", how)]
 

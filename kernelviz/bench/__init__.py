@@ -18,6 +18,7 @@ from typing import Any
 from ..model import Capture, Graph
 from ..recorder.runs import GraphRun
 from . import collectives, isolation
+from .cpupeaks import cpu_peaks
 from .errors import BenchError
 from .here import bench_together, lockstep_of
 from .options import BenchOptions
@@ -37,6 +38,10 @@ def bench(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (),
     import torch
 
     plans = plan(capture, runs)
+    if options.peaks is None and capture.peaks is None and capture.graphs and all(
+            g.device == "cpu" for g in capture.graphs):
+        # cached, else measured in a child process (a second or two, once per machine and thread count)
+        capture.peaks = cpu_peaks()
     worker = isolation.Worker.get() if any(p.where in ("worker", "package") for p in plans) else None
     if options.peaks is not None:
         capture.peaks = options.peaks

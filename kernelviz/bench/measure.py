@@ -209,7 +209,7 @@ def _facts(graph: Graph, inst: Instrumented, launch, flops: int | None, grids: d
         if launch.collective is not None:
             facts.message = collectives.message_size(launch.collective, args)
     facts.flops = float(flops) if flops else None
-    facts.dtype = peak_key(roofline.first_dtype(args, kwargs), launch.op) if graph.device == "cuda" else None
+    facts.dtype = peak_key(roofline.first_dtype(args, kwargs), launch.op, graph.device)
     return facts
 
 

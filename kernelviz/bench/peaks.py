@@ -80,18 +80,19 @@ def device_peaks(device_name: str | None = None) -> DevicePeaks | None:
         return DevicePeaks(device=name, source="unknown GPU: measure its peaks with kernelviz.calibrate()")
 
 
-def peak_key(dtype: Any, op: str | None = None) -> str | None:
-    """The table key whose compute peak applies to work in ``dtype``: float32 matmuls and convolutions
-    run on TF32 tensor cores where torch allows it (``op`` tells convolutions, which cuDNN governs)."""
+def peak_key(dtype: Any, op: str | None = None, device: str = "cuda") -> str | None:
+    """The table key whose compute peak applies to work in ``dtype`` on ``device`` ("cuda" or "cpu"): on a GPU,
+    float32 matmuls and convolutions run on TF32 tensor cores where torch allows it (``op`` tells convolutions,
+    which cuDNN governs)."""
     import torch
 
     if dtype is None:
         return None
-    if dtype == torch.float32:
+    if dtype == torch.float32 and device == "cuda":
         conv = op is not None and "conv" in op
         tf32 = torch.backends.cudnn.allow_tf32 if conv else torch.backends.cuda.matmul.allow_tf32
         return "tf32" if tf32 else "float32"
-    if dtype in (torch.bfloat16, torch.float16):
+    if dtype in (torch.float32, torch.bfloat16, torch.float16):
         return str(dtype).removeprefix("torch.")
     if "float8" in str(dtype):
         return "float8"

@@ -62,7 +62,8 @@ def fill(graph: Graph, inst: Instrumented, facts: dict[int, LaunchFacts], in_gra
         if launch.collective is not None:  # no roofline: its rate is the bus bandwidth (launch.collective)
             timing.bound = "communication"
         else:
-            roofline.fill(timing, peaks if unit == "gpu" else None, sm_count=sm_count, kernel=kernel)
+            roofline.fill(timing, peaks if peaks and peaks.device_type == graph.device else None, sm_count=sm_count,
+                          kernel=kernel)
         launch.timing = timing
     for kernel in graph.kernels:
         first = next((launch for launch in graph.launches if launch.kernel_name == kernel.name

@@ -1,7 +1,9 @@
 """Where a launch sits on the device's roofline: bytes and FLOPs, achieved rates, % of peak and what bounds it.
 
-Rates shown as "achieved in the graph" use the in-graph time (inputs may still be in L2); the % of peak
-figures use the L2-flushed time of the launch alone, so that they compare DRAM traffic with the DRAM peak.
+Rates shown as "achieved in the graph" use the in-graph time (inputs may still be in L2); on a GPU the % of peak
+figures use the L2-flushed time of the launch alone, so that they compare DRAM traffic with the DRAM peak. A CPU's
+caches are not flushed: there the % figures use the in-graph time, and a launch faster than the DRAM peak allows is
+cache-resident (its % shown as 100, saying so).
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def fill(timing: LaunchTiming, peaks: DevicePeaks | None, *, sm_count: int | Non
     a generated pointwise or reduction kernel (no ``tl.dot``) moves data and does little arithmetic per
     byte: "memory". None where that cannot be told.
     """
-    ms, flushed = timing.in_graph_ms, timing.flushed_ms
+    ms, cpu = timing.in_graph_ms, timing.unit == "cpu"
+    flushed = ms if cpu else timing.flushed_ms
     dram = peaks.dram_gb_per_s if peaks else None
     peak_tflops = (peaks.tflops.get(timing.dtype) if peaks and timing.dtype else None)
     notes = []
@@ -81,6 +84,7 @@ def fill(timing: LaunchTiming, peaks: DevicePeaks | None, *, sm_count: int | Non
         timing.tflop_per_s = timing.flops / (ms / 1e3) / 1e12
     if flushed and timing.bytes and dram:
         timing.pct_peak_bw, note = _percent(timing.bytes / (flushed / 1e3) / 1e9, dram, "DRAM bandwidth",
+                                            "cache-resident: its bytes were in the CPU's caches" if cpu else
                                             "the byte count is more than the launch moves to or from DRAM")
         notes += [note] if note else []
     if flushed and timing.flops and peak_tflops:
@@ -100,12 +104,20 @@ def _percent(rate: float, peak: float, what: str, why: str) -> tuple[float, str 
 
 def _bound(timing: LaunchTiming, dram: float | None, peak_tflops: float | None, sm_count: int | None,
            kernel: Kernel | None) -> str | None:
-    if is_latency_bound(timing.grid, sm_count, timing.flushed_ms if timing.flushed_ms else None):
+    alone = timing.in_graph_ms if timing.unit == "cpu" else timing.flushed_ms
+    if is_latency_bound(timing.grid, sm_count, alone or None):
         return "latency"
     if timing.flops and timing.bytes and dram and peak_tflops:
         ridge = peak_tflops * 1e12 / (dram * 1e9)
         return "compute" if timing.flops / timing.bytes >= ridge else "memory"
-    if kernel is not None and kernel.kind == "triton" and kernel.kernel_type != "template" \
-            and "tl.dot" not in kernel.source:
+    if kernel is not None and _moves_data(kernel):
         return "memory"
     return None
+
+
+def _moves_data(kernel: Kernel) -> bool:
+    """A generated pointwise or reduction kernel: a Triton one without ``tl.dot``, a C++ one without a GEMM
+    micro-kernel (Inductor's C++ GEMM template)."""
+    if kernel.kind == "triton":
+        return kernel.kernel_type != "template" and "tl.dot" not in kernel.source
+    return kernel.kind == "cpp" and "micro_gemm" not in kernel.source

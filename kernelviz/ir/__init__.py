@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from ..live import module_globals
 from ..model import Graph, Kernel, KernelIR
+from .cpu import cpu_jobs
 from .lines import guess_file, links, stage_positions, unlinked_note
 from .occupancy import DeviceLimits, device_limits, occupancy
 from .stages import (
@@ -64,6 +65,8 @@ def stage_jobs(graph: Graph, compiled: Any = None) -> list[StageJob]:
     (registers, spills, shared memory, occupancy, compile options: what timing, repros and findings use; no tool
     runs), while it is loaded (and while this thread's ``TRITON_CACHE_DIR`` is the one it ran with); the jobs
     that read their stages' texts. Never raises (a graph warning or a kernel's notes say why not)."""
+    if graph.device == "cpu":  # C++ kernels: their assembly (ir/cpu.py)
+        return [StageJob(*job) for job in cpu_jobs(graph, compiled)]
     kernels = [k for k in graph.kernels if k.kind.startswith("triton")]
     if graph.device != "cuda" or not kernels or graph.package is not None:  # a package's: read from its cubins
         return []

@@ -11,6 +11,7 @@ are matched by base name (the module's name is a content hash).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -223,9 +224,12 @@ def _ptx(text: str) -> Positions:
 _SASS_MARK = re.compile(r'^\s*//## File "([^"]*)", line (\d+)(.*)$')
 _SASS_INLINED = re.compile(r'inlined at "([^"]*)", line (\d+)')
 _SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/")
+_SASS_END = re.compile("//----")
 
 
-def _sass(text: str) -> Positions:
+def _marked(text: str, instruction: re.Pattern = _SASS_INSTRUCTION, end: re.Pattern = _SASS_END) -> Positions:
+    """Positions of a disassembly whose instructions follow ``//## File`` markers of where they come from (SASS by
+    ``nvdisasm``; a CPU kernel's assembly as :mod:`kernelviz.ir.cpu` writes it), until a line ``end`` matches."""
     out: Positions = []
     current: list[tuple[str, int]] = []
     in_block = False
@@ -237,14 +241,18 @@ def _sass(text: str) -> Positions:
             out.append(found)
             continue
         in_block = False
-        if line.startswith("//----"):
+        if end.match(line):
             current = []
-        out.append(current if _SASS_INSTRUCTION.match(line) else [])
+        out.append(current if instruction.match(line) else [])
     return out
 
 
-_PARSERS: dict[str, Callable[[str], Positions]] = {"ttir": _mlir, "ttgir": _mlir, "llir": _llvm, "ptx": _ptx,
-                                                   "sass": _sass}
+# x86 assembly as objdump writes it: "    25c0:\tpush   %r13", a function's symbol line "00000000000025c0 <name>:"
+_ASM_INSTRUCTION = re.compile(r"^\s+[0-9a-f]+:\t")
+_ASM_END = re.compile(r"^[0-9a-f]+ <")
+_PARSERS: dict[str, Callable[[str], Positions]] = {
+    "ttir": _mlir, "ttgir": _mlir, "llir": _llvm, "ptx": _ptx, "sass": _marked,
+    "asm": functools.partial(_marked, instruction=_ASM_INSTRUCTION, end=_ASM_END)}
 
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")

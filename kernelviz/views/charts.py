@@ -79,6 +79,11 @@ def _point(x: float, y: float, graph: Graph, launch: Launch, title: str) -> str:
             f"<title>{escape(title)}</title></circle>")
 
 
+def _ceiling(value: float) -> str:
+    """A ceiling's value in its label, as ``roofline.js`` writes it: whole from 100 up, else 3 significant digits."""
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def _flop_chart(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None, dtypes: list[str]) -> str:
     h = 220
     bw = peaks.dram_gb_per_s if peaks else None
@@ -95,11 +100,11 @@ def _flop_chart(graph: Graph, launches: list[Launch], peaks: DevicePeaks | None,
         top = max(v for _, v in ceilings) if ceilings else 10 ** y.hi  # the diagonal ends at the ridge
         xr = min(x1, top * 1000 / bw)
         body += [_line(x(x0), y(x0 * bw / 1000), x(xr), y(xr * bw / 1000)),
-                 _text(x(x0) + 4, y(x0 * bw / 1000) + 12, f"DRAM {bw:.0f} GB/s", cls="kv-roof-label")]
+                 _text(x(x0) + 4, y(x0 * bw / 1000) + 12, f"DRAM {_ceiling(bw)} GB/s", cls="kv-roof-label")]
     for dtype, v in ceilings:
         start = max(x0, v * 1000 / bw) if bw else x0
         body += [_line(x(start), y(v), x(x1), y(v)),
-                 _text(x(x1) - 2, y(v) - 5, f"{dtype} {v:.0f} TFLOP/s", "end", "kv-roof-label")]
+                 _text(x(x1) - 2, y(v) - 5, f"{dtype} {_ceiling(v)} TFLOP/s", "end", "kv-roof-label")]
     for launch in launches:
         t = launch.timing
         title = f"#{launch.index} {launch.name}: {t.flops / t.bytes:.3g} FLOP/B, {t.tflop_per_s:.3g} TFLOP/s"
@@ -118,7 +123,7 @@ def _bandwidth_strip(graph: Graph, launches: list[Launch], peaks: DevicePeaks | 
         xp = x(bw)
         body += [f'<rect class="kv-cache-zone" x="{xp:.1f}" y="{top}" width="{W - RIGHT - xp:.1f}" '
                  f'height="{bottom - top}"/>', _line(xp, top - 4, xp, bottom),
-                 _text(xp - 3, top - 4, f"DRAM peak {bw:.0f} GB/s", "end",
+                 _text(xp - 3, top - 4, f"DRAM peak {_ceiling(bw)} GB/s", "end",
                        "kv-roof-label")]
     kinds = list(dict.fromkeys(launch_kind(graph, launch) for launch in launches))
     spread = (bottom - top - 12) / max(1, len(kinds))
@@ -150,9 +155,11 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
     kinds = list(dict.fromkeys(launch_kind(graph, launch) for launch in flops + memory))
     parts.append(_legend(kinds))
     known = peaks_known(peaks)
+    cache = "the CPU's caches" if peaks and peaks.device_type == "cpu" else "L2"
     source = (f"ceilings of {peaks.device}: {peaks.source or 'source not given'}"
-              + ("; right of the DRAM peak: cache-resident (inputs in L2)" if memory and peaks.dram_gb_per_s else "")
-              if known else "no ceilings: this device's peaks are not known (so no % of a roof either)")
+              + (f"; right of the DRAM peak: cache-resident (inputs in {cache})" if memory and peaks.dram_gb_per_s else "")
+              if known else "no ceilings: this device's peaks are not known (so no % of a roof either)"
+              + (f": {peaks.source}" if peaks and peaks.source else ""))
     if odd:
         source += (f"; {plural(len(odd), 'launch')} with invalid figures (negative or beyond any "
                    f"device) not drawn: #{', #'.join(str(launch.index) for launch in odd[:8])}")

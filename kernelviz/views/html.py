@@ -17,7 +17,7 @@ from pygments.formatters import HtmlFormatter
 
 from ..advice.graphs import ms_texts
 from ..figures import positive, shown, valid
-from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, KernelIR, Launch, SourceLocation
+from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .findings import TOP, as_run_line, findings, html_list
@@ -183,7 +183,8 @@ _REPORT_STAGE_BYTES = 16 * 1024  # of each stage in the report (characters)
 
 
 def stages_section(kernel: Kernel) -> str:
-    """Triton's compiled stages of a kernel, each in a collapsed section (plain text, escaped)."""
+    """A kernel's compiled stages (Triton's, or a C++ kernel's assembly), each in a collapsed section (plain text,
+    escaped)."""
     ir = kernel.ir
     if ir is None:
         return ""
@@ -193,11 +194,14 @@ def stages_section(kernel: Kernel) -> str:
            if len(st.text) > _REPORT_STAGE_BYTES else "")
         + f")</small></summary><pre>{escape(st.text[:_REPORT_STAGE_BYTES])}</pre></details>" for st in ir.stages)
     notes = "".join(f"<li>{escape(n)}</li>" for n in ir.notes)
-    return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(_ir_facts(ir))}</p>'
+    return (f'<details class="kv-stages"><summary>Compiled stages</summary><p>{escape(_ir_facts(kernel))}</p>'
             + (f'<ul class="kv-warnings">{notes}</ul>' if notes else "") + f"{parts}</details>")
 
 
-def _ir_facts(ir: KernelIR) -> str:
+def _ir_facts(kernel: Kernel) -> str:
+    ir = kernel.ir
+    if kernel.kind == "cpp":  # no registers or occupancy: its instruction set (its loops are in the notes)
+        return f"at::vec compiled for {str(ir.options['isa']).upper()}" if ir.options.get("isa") else "C++ kernel"
     occ = ir.occupancy
     return (f"{ir.num_regs} registers per thread, {ir.num_spills} spills, {ir.shared_bytes} B shared memory"
             + (f"; {occ.blocks_per_sm} blocks per SM, limited by {occ.limited_by}" if occ else ""))
@@ -209,7 +213,7 @@ def _stages_elsewhere(kernel: Kernel) -> str:
         return stages_section(kernel)
     titles = ", ".join(STAGE_TITLE.get(st.name, st.name) for st in kernel.ir.stages)
     held = size(sum(len(st.text) for st in kernel.ir.stages))
-    return (f'<p class="kv-hint">{escape(_ir_facts(kernel.ir))}. Compiled stages ({escape(titles)}, {held}): '
+    return (f'<p class="kv-hint">{escape(_ir_facts(kernel))}. Compiled stages ({escape(titles)}, {held}): '
             f"{_ELSEWHERE}</p>")
 
 

@@ -10,8 +10,9 @@ from ..figures import positive, valid
 from ..model import Kernel
 from .highlight import tokens
 
-STAGE_LANGUAGE = {"ttir": "text", "ttgir": "text", "llir": "llvm", "ptx": "ptx", "sass": "gas"}  # no MLIR lexer
-STAGE_TITLE = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM IR", "ptx": "PTX", "sass": "SASS"}
+STAGE_LANGUAGE = {"ttir": "text", "ttgir": "text", "llir": "llvm", "ptx": "ptx", "sass": "gas",  # no MLIR lexer
+                  "asm": "gas"}
+STAGE_TITLE = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM IR", "ptx": "PTX", "sass": "SASS", "asm": "assembly"}
 
 
 def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
@@ -23,6 +24,8 @@ def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
     if ir is None:
         reason = ("compiled stages are kept for Triton kernels that ran on a GPU: capture the code on a CUDA device "
                   "to see them" if kernel.kind.startswith("triton")
+                  else "no assembly kept: a C++ kernel's is read from the library Inductor built, as the capture that ran it is made"
+                  if kernel.kind == "cpp"
                   else f"{kernel.kind} kernels have no Triton stages: their source is in the Kernel tab")
         return {"stages": [], "notes": [reason], "facts": None}
     stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name), "bytes": s.bytes,
@@ -36,7 +39,7 @@ def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
 def facts(kernel: Kernel) -> dict[str, Any] | None:
     """Registers, spills, shared memory and occupancy, each with what it is."""
     ir = kernel.ir
-    if ir is None:
+    if ir is None or kernel.kind == "cpp":  # a C++ kernel's facts (its instruction set, its loops) are its notes
         return None
     occ = ir.occupancy
     return {"registers per thread": ir.num_regs, "spills": ir.num_spills,

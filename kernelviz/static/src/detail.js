@@ -54,7 +54,7 @@ function launchFacts(row, graph, world) {
       ? fact("alone", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (the collective repeated back to back)` : "")
       : fact("flushed", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (L2 flushed: the % figures use it)` : ""),
     fact("achieved", [t.gb_per_s != null ? fmtRate(t.gb_per_s, "GB/s") : "", t.tflop_per_s != null ? fmtRate(t.tflop_per_s, "TFLOP/s") : ""]
-      .filter(Boolean).join(" · ") + (t.cache_resident ? " (cache-resident: above the DRAM peak, inputs in L2)" : "")),
+      .filter(Boolean).join(" · ") + (t.cache_resident ? ` (cache-resident: above the DRAM peak, inputs in ${t.unit === "cpu" ? "the CPU's caches" : "L2"})` : "")),
     fact("% of peak", row.pct == null ? "" : [pct(t.pct_peak_bw, "DRAM peak"), // none where the peaks are not known
       pct(t.pct_peak_flops, `${t.dtype || ""} compute peak`)].filter(Boolean).join(" · ")),
     fact("bound", t.bound || ""),

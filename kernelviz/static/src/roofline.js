@@ -11,6 +11,9 @@ import { decades, kindColour, legend, svgFrame, tickLabel } from "./palette.js";
 const W = 460, H = 220, M = { left: 46, right: 12, top: 18, bottom: 38 };
 const STRIP_H = 92;
 
+/** A ceiling's value in its label: whole from 100 up (a GPU's), else three significant digits (a CPU's 0.0753). */
+const ceiling = (v) => (v >= 100 ? v.toFixed(0) : String(+v.toPrecision(3)));
+
 function extent(values, pad) {
   const lo = Math.min(...values), hi = Math.max(...values);
   return [lo / pad, hi * pad];
@@ -64,13 +67,13 @@ function flopChart(rows, peaks, dtypes, onSelect) {
     const top = ceilings.length ? Math.max(...ceilings.map(([, v]) => v)) : y.domain()[1];
     const xr = Math.min(x1, top * 1000 / bw);
     svg.append("line").attr("class", "kv-roof").attr("x1", x(x0)).attr("y1", y(x0 * bw / 1000)).attr("x2", x(xr)).attr("y2", y(xr * bw / 1000));
-    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x0) + 4).attr("y", y(x0 * bw / 1000) + 12).text(`DRAM ${bw.toFixed(0)} GB/s`);
+    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x0) + 4).attr("y", y(x0 * bw / 1000) + 12).text(`DRAM ${ceiling(bw)} GB/s`);
   }
   for (const [dtype, v] of ceilings) {
     const from = bw ? Math.max(x0, v * 1000 / bw) : x0;
     svg.append("line").attr("class", "kv-roof").attr("x1", x(from)).attr("y1", y(v)).attr("x2", x(x1)).attr("y2", y(v));
     svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) - 5).attr("text-anchor", "end")
-      .text(`${dtype} ${v.toFixed(0)} TFLOP/s`);
+      .text(`${dtype} ${ceiling(v)} TFLOP/s`);
   }
   const g = svg.append("g");
   for (const p of onePerPixel(rows, (r) => [x(r.intensity), y(r.tflops)])) point(g, p.r, p.x, p.y, onSelect);
@@ -93,7 +96,7 @@ function bandwidthStrip(rows, peaks, onSelect) {
     svg.append("rect").attr("class", "kv-cache-zone").attr("x", xp).attr("y", top).attr("width", W - M.right - xp).attr("height", bottom - top);
     svg.append("line").attr("class", "kv-roof").attr("x1", xp).attr("x2", xp).attr("y1", top - 4).attr("y2", bottom);
     svg.append("text").attr("class", "kv-roof-label").attr("x", xp - 3).attr("y", top - 4).attr("text-anchor", "end")
-      .text(`DRAM peak ${bw.toFixed(0)} GB/s`);
+      .text(`DRAM peak ${ceiling(bw)} GB/s`);
   }
   const kinds = [...new Set(rows.map((r) => r.kind))];
   const g = svg.append("g");
@@ -119,8 +122,9 @@ export function rooflineFigure(rows, peaks, known, onSelect) {
   const key = svgFrame("kv-legend", W, 18, "kinds");
   legend(key, kinds, M.left, 14);
   const source = known ? `ceilings of ${peaks.device}: ${peaks.source || "source not given"}` +
-    (memory.length && peaks.dram_gb_per_s ? "; right of the DRAM peak: cache-resident (inputs in L2)" : "")
-    : "no ceilings: this device's peaks are not known (so no % of a roof either)";
+    (memory.length && peaks.dram_gb_per_s ? `; right of the DRAM peak: cache-resident (inputs in ${
+      peaks.device_type === "cpu" ? "the CPU's caches" : "L2"})` : "")
+    : "no ceilings: this device's peaks are not known (so no % of a roof either)" + (peaks && peaks.source ? `: ${peaks.source}` : "");
   return h("figure", { class: "kv-figure kv-roofline" }, h("figcaption", {}, "Roofline"), ...parts, key.node(),
     h("div", { class: "kv-hint" }, source));
 }

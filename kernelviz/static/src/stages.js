@@ -1,4 +1,5 @@
-// The "Compiled" tab: what Triton compiled the selected kernel to (TTIR, TTGIR, LLVM IR, PTX, SASS) beside
+// The "Compiled" tab: what the selected kernel was compiled to (Triton's TTIR, TTGIR, LLVM IR, PTX, SASS on a GPU; a
+// C++ kernel's assembly, with its instruction set and vectorized loops in the notes, on a CPU) beside
 // its source, linked both ways (click a source line: the stage lines compiled from it light up; click a stage
 // line: its source lines light up), with registers, spills, shared memory, occupancy and "Copy repro".
 // Live: stages, tokens and repro come from the widget per kernel. Saved: text and links from the model,

@@ -13,20 +13,28 @@ import { compiledTab } from "./stages.js";
 import { whyTab } from "./sweep.js";
 import { wrapperTab } from "./wrapper.js";
 
+/** The compiled tab's label: what its kernels were compiled to (a GPU's Triton stages, a CPU's assembly). */
+function compiledLabel(cap) {
+  const devices = new Set(((cap && cap.graphs) || []).map((g) => g.device));
+  const cpu = devices.has("cpu"), gpu = [...devices].some((d) => d !== "cpu");
+  return `Compiled (${[gpu || !cpu ? "IR, PTX, SASS" : "", cpu ? "assembly" : ""].filter(Boolean).join("; ")})`;
+}
+
 export const TABS = [
   {
     id: "kernel", label: "Kernel",
     render: (ctx) => ctx.row ? kernelTab(ctx) : [h("div", { class: "kv-hint" }, "Select a launch to see its source and metadata.")],
   },
   { id: "wrapper", label: "Wrapper call()", render: (ctx) => wrapperTab(ctx) },
-  { id: "compiled", label: "Compiled (IR, PTX, SASS)", render: (ctx) => compiledTab(ctx) },
+  { id: "compiled", label: compiledLabel, render: (ctx) => compiledTab(ctx) },
   { id: "hip", label: "HIP (ROCm)", optional: true, render: (ctx) => hipTab(ctx) },
   { id: "findings", label: "Findings", render: findingsTab },
   { id: "why", label: "Why (autotuning, CUDA graphs)", optional: true, render: whyTab },
   { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
 
-/** The tabs shown for a capture, and the one it opens on. */
+/** The tabs shown for a capture (each label a string, or made from the capture), and the one it opens on. */
 const listed = (cap, id) => !(cap && cap.view && cap.view.tabs) || cap.view.tabs.includes(id);
-export const tabsFor = (cap) => TABS.filter((t) => (!t.when || t.when(cap)) && (!t.optional || listed(cap, t.id)));
+export const tabsFor = (cap) => TABS.filter((t) => (!t.when || t.when(cap)) && (!t.optional || listed(cap, t.id)))
+  .map((t) => (typeof t.label === "function" ? { ...t, label: t.label(cap) } : t));
 export const firstTab = (cap) => (TABS.find((t) => t.when && t.when(cap)) || TABS[0]).id;
