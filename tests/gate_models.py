@@ -77,10 +77,10 @@ def build(model: str, variant: str, device: str = "cpu", chains: tuple[int, int]
     else:
         raise ValueError(f"model {model!r}: expected one of {', '.join(MODELS)}")
     net, x = net.to(device), x.to(device)
-    compiled = torch.compile(net)
     if model == "resnet18":
         net.eval()
-
+    compiled = torch.compile(net)
+    if model == "resnet18":
         def infer():
             with torch.no_grad():
                 return compiled(x)

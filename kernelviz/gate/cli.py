@@ -43,10 +43,15 @@ def register(sub) -> None:
                        help="the baseline and the current capture (.json), or a folder of captures each")
     check.add_argument("--baseline", nargs="+", metavar="FILE", help="the baseline's captures, one per process")
     check.add_argument("--current", nargs="+", metavar="FILE", help="the current captures, one per process")
-    check.add_argument("--slower", default="5%", metavar="PCT", help="how much a time may grow (default 5%%)")
-    check.add_argument("--markdown", metavar="PATH", help="write the verdict as Markdown (a job summary) here")
-    check.add_argument("--junit", metavar="PATH", help="write the verdict as JUnit XML here")
-    check.add_argument("--html", metavar="PATH", help="write the HTML diff report here")
+    add_report_options(check)
+
+
+def add_report_options(parser) -> None:
+    """The threshold and the reports, as ``check`` and ``ab`` take them."""
+    parser.add_argument("--slower", default="5%", metavar="PCT", help="how much a time may grow (default 5%%)")
+    parser.add_argument("--markdown", metavar="PATH", help="write the verdict as Markdown (a job summary) here")
+    parser.add_argument("--junit", metavar="PATH", help="write the verdict as JUnit XML here")
+    parser.add_argument("--html", metavar="PATH", help="write the HTML diff report here")
 
 
 def run(args) -> int:
