@@ -114,9 +114,10 @@ def _times(d: Diff, graphs: dict[int, tuple[Growth, bool]], launches: list[_Grow
 def _smallest(step: Growth, bar: float) -> str:
     """The note of the smallest change the check can see, and where the noise came from."""
     pct = 100 * step.smallest() / step.a.ms if step.a.ms else 0.0
+    assumed = 100 * ONE_PROCESS_SIGMA[step.a.unit]
     source = (f"the noise measured across {step.a.n} + {step.b.n} processes" if step.measured else
-              f"one process a side: the noise between processes unknown, taken as ±{100 * ONE_PROCESS_SIGMA[step.a.unit]:g}% "
-              "(give several captures a side to see less)")
+              f"one process a side: the noise between processes unknown, taken as ±{assumed:g}% (give several "
+              "captures a side to see less)")
     return (f"smallest change this check can see: the step {_ms(step.a.ms)} ms +{_ms(step.smallest())} ms "
             f"(+{pct:.1f}%), a launch +{_ms(bar)} ms beyond its own noise; {source}")
 
