@@ -270,3 +270,17 @@ def test_the_plugin_is_an_entry_point_and_gates_a_test(pytester, monkeypatch, ti
     bad = pytester.runpytest(*plugin, "--kernelviz-repeat", "0")
     bad.assert_outcomes(errors=1)
     bad.stdout.fnmatch_lines(["*UsageError: kernelviz_repeat: 0: expected a number of captures, 1 or more*"])
+
+
+def test_the_diff_headline_agrees_with_its_own_times(timed):
+    """Launches the same, their time 2.4 times as long: the headline says both, with the figures it shows."""
+    base = timed[0]
+    slower = copy.deepcopy(base)
+    for launch in slower.launches:
+        launch.timing.in_graph_ms *= 2.4
+    d = kernelviz.diff(base, slower)
+    total = d.headline.measures[0]
+    assert total.name == "time of launches" and total.b == pytest.approx(2.4 * total.a)
+    assert d.headline.summary == f"the same launches; time of launches {total.a:.4g} → {total.b:.4g} ms (+140.0%)"
+    assert f"What changed:</b> {d.headline.summary}" in d.to_html()
+    assert kernelviz.diff(base, copy.deepcopy(base)).headline.summary == "no launch changed"
