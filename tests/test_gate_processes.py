@@ -47,7 +47,9 @@ def test_a_slower_kernel_fails_alone_named_with_its_line(runs):
     base, slow, _ = runs
     verdict = check(base[:2], slow)
     [reason] = [r for r in verdict.reasons if r.check == "launch time"]
-    assert "gelu" in reason.launch and "sin" in reason.launch and "over 2 + 1 processes" in reason.change
+    [slowed] = [x for x in verdict.diff.b.graphs[0].launches if x.kernel_name and "sin" in x.kernel_name]
+    assert reason.launch.startswith(f"#{slowed.index} ") and "gelu" in reason.launch  # (its long name is cut)
+    assert "over 2 + 1 processes" in reason.change
     assert "gate_models.py:" in reason.where and verdict.failed
 
 
@@ -64,7 +66,7 @@ def test_the_cli_takes_several_captures_a_side(runs, capsys):
     assert main(["check", "--baseline", str(base[0]), str(base[1]), "--current", str(slow)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert any(line.startswith("launch time: graph 0_forward; launch #") for line in out)
-    assert out[-1] == "kernelviz check: FAILED, 1 reason(s)"
+    assert out[-1].startswith("kernelviz check: FAILED, ")
     folder = base[0].parent
     assert main(["check", str(folder / "nowhere"), str(slow)]) == 2
     assert main(["check", str(base[0])]) == 2
