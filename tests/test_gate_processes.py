@@ -72,3 +72,33 @@ def test_the_cli_takes_several_captures_a_side(runs, capsys):
     assert main(["check", str(base[0])]) == 2
     err = capsys.readouterr().err
     assert "1 paths given; expected two, BASELINE CURRENT" in err
+
+
+STEP = "import torch\nfrom work import f\ng = torch.compile(f)\nx = torch.randn(64, 64)\ng(x)\ng(x)\n"
+WORK = {"base": "def f(x):\n    return x.sin().sum(1)\n",
+        "current": "import torch\ndef f(x):\n    return (x.sin() + torch.cumsum(x, 1)).sum(1)\n"}
+
+
+def test_ab_runs_both_checkouts_alternately_and_checks_them(tmp_path, capsys, monkeypatch):
+    """Two checkouts of a script whose imported code differs (the current one adds a cumsum): each round runs
+    both, each run its own process under kernelviz run --bench, the order alternating; the current side fails
+    naming the added launch and the line of the script that ran it."""
+    for side, work in WORK.items():
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "step.py").write_text(STEP)
+        (tmp_path / side / "work.py").write_text(work)
+    monkeypatch.chdir(tmp_path)
+    status = main(["ab", "base", "current", "--rounds", "2", "--out", "ab", "--junit", "ab/check.xml", "--",
+                   "step.py"])
+    out, err = capsys.readouterr()
+    assert status == 1, out + err
+    rounds = [line for line in err.splitlines() if line.startswith("kernelviz ab: round ")]
+    assert rounds == ["kernelviz ab: round 1/2, baseline (base) ...", "kernelviz ab: round 1/2, current (current) ...",
+                      "kernelviz ab: round 2/2, current (current) ...", "kernelviz ab: round 2/2, baseline (base) ..."]
+    assert {p.name for p in (tmp_path / "ab").glob("*.json")} == {"a1.json", "a2.json", "b1.json", "b2.json"}
+    lines = out.splitlines()
+    assert any(line.startswith("added launches: graph 0_inference; launch #") and "cumsum" in line and
+               "step.py:5" in line for line in lines), out
+    assert "across 2 + 2 processes" in lines[0] and (tmp_path / "ab" / "check.xml").is_file()
+    assert main(["ab", "base", "current", "--", "missing.py"]) == 2
+    assert "missing.py: give a script that both checkouts hold, after --" in capsys.readouterr().err

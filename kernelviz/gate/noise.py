@@ -113,8 +113,8 @@ class Growth:
         pct = 100 * self.delta / self.a.ms if self.a.ms else float("inf")
         noise = f"±{100 * self.noise_ms / self.a.ms:.1f}%" if self.a.ms else f"±{self.noise_ms:.4g} ms"
         over = f"over {self.a.n} + {self.b.n} processes" if self.measured else "one process a side: assumed"
-        return f"{ms(self.a.ms)} → {ms(self.b.ms)} ms ({pct:+.1f}%; threshold {100 * self.slower:g}%, noise {noise} " \
-               f"{over})"
+        bars = f"threshold {100 * self.slower:g}%, noise {noise} {over}"
+        return f"{ms(self.a.ms)} → {ms(self.b.ms)} ms ({pct:+.1f}%; {bars})"
 
 
 def ms(value: float) -> str:
