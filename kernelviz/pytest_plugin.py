@@ -133,11 +133,10 @@ def _entry_point() -> bool:
 
 
 def _child_env(folder: str) -> dict[str, str]:
-    """This process's environment, with kernelviz's folder first on the path (the copy this process runs) and the
-    folder for the capture."""
-    here = str(Path(__file__).resolve().parents[1])
-    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path, EMIT: folder}
+    """A child's environment (this kernelviz importable) with the folder for its capture."""
+    from .children import child_environment
+
+    return {**child_environment(), EMIT: folder}
 
 
 def _option(config: pytest.Config, name: str, convert: Any) -> Any:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..children import child_environment
 from ..model import CaptureError
 from . import cli
 
@@ -92,7 +93,7 @@ def _command(capture: Path, script: list[str]) -> list[str]:
 
 
 def _env(side: Path) -> dict[str, str]:
-    """This environment with the side's checkout first on the path, then this kernelviz's folder."""
-    here = str(Path(__file__).resolve().parents[2])
-    path = [str(side.resolve()), here, os.environ.get("PYTHONPATH", "")]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
+    """A child's environment (this kernelviz importable) with the side's checkout first on the path."""
+    env = child_environment()
+    env["PYTHONPATH"] = os.pathsep.join([str(side.resolve()), env["PYTHONPATH"]])
+    return env
