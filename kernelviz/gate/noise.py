@@ -19,7 +19,7 @@ from dataclasses import dataclass
 Z = 3.0  # standard deviations of the difference a change must exceed
 D_RANGE = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704}  # expected range of n normal values / sigma
 D_IQR = 1.349  # the interquartile range of normal values / sigma (spreads of 8 values or more)
-MIN_SIGMA = {"cpu": 0.03, "gpu": 0.01}  # a sigma from a few processes, at least this share of the time
+MIN_SIGMA = {"cpu": 0.045, "gpu": 0.01}  # a sigma from a few processes, at least this share of the time
 ONE_PROCESS_SIGMA = {"cpu": 0.08, "gpu": 0.03}  # sigma between processes where no side measured it
 
 
