@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .gate import ab as ab_cli
 from .gate import cli as check_cli
 from .outputs import plan, say, write
 
@@ -22,6 +23,8 @@ examples:
   TORCH_LOGS=output_code python train.py 2> train.log && kernelviz show train.log
   kernelviz run train.py --epochs 1 -o train.html --bench
   kernelviz diff default.json max_autotune.json -o diff.html
+  kernelviz check baseline.json current.json --junit check.xml
+  kernelviz ab ../base . -- bench/step.py
   kernelviz demo
 
 outputs (-o, --json) are written only as regular files, relative to the folder where kernelviz started and
@@ -31,7 +34,8 @@ be written where named (or that a script wrote meanwhile) is written under a new
 (or the temporary folder) instead.
 
 exit status: 0 done; 2 bad input or usage, or an output not written where named (one line on stderr);
-kernelviz run: 1 when the script raises, 143 when it is sent SIGTERM, or the script's own exit status
+kernelviz run: 1 when the script raises, 143 when it is sent SIGTERM, or the script's own exit status;
+kernelviz check and ab: 1 when the current side regressed
 """
 RUN_HELP = """\
 Runs SCRIPT as `python SCRIPT ARGS` would (sys.argv, __main__, sys.path[0]) inside kernelviz.capture(),
@@ -52,7 +56,7 @@ RUN_OPTIONS = {"-o", "--out", "--json"}
 def _parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="kernelviz", description=DESCRIPTION, epilog=EXAMPLES, formatter_class=raw)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,check,run,demo}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,check,ab,run,demo}")
     show = sub.add_parser("show", help="summarise a capture (output code, folder, log or .json); write its report",
                           description="Print a summary of a capture; optionally write its HTML report and JSON. "
                           "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=EXAMPLES,
@@ -72,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--json", metavar="DIFF.json", help="write the diff (both captures inside) as JSON here")
     diff.add_argument("--labels", nargs=2, metavar=("A_LABEL", "B_LABEL"), help="names of the two sides in the report")
     check_cli.register(sub)
+    ab_cli.register(sub)
     run = sub.add_parser("run", help="run a Python script under a capture and write its report",
                          usage="kernelviz run [-o REPORT.html] [--json CAPTURE.json] [--bench] SCRIPT [ARGS ...]",
                          description=RUN_HELP, formatter_class=raw)
@@ -119,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["run"]:
         own, script_args = split_run_args(argv[1:])
         argv = ["run", *own]
+    elif argv[:1] == ["ab"]:
+        argv, script_args = ab_cli.split(argv)
     args = _parser().parse_args(argv)
     from .model import CaptureError
 
@@ -131,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             return _show(args)
         if args.command == "check":
             return check_cli.run(args)
+        if args.command == "ab":
+            return ab_cli.run(args, script_args)
         return _demo(args)
     except (CaptureError, OSError) as exc:
         say(f"kernelviz: {_one_line(exc)}")

@@ -30,3 +30,20 @@ def test_docs_build_without_warnings(tmp_path):
     assert all(f'id="kernelviz.{name}"' in api for name in ("capture", "load", "diff", "needs", "Capture.save",
                                                               "Kernel.fragment_nodes", "Diff.to_html"))
     assert (site / "panel.png").is_file() and "PEP 668" in (site / "setup" / "index.html").read_text()
+
+
+def test_the_cli_docs_list_every_subcommand():
+    """Every subcommand the parser has is in docs/cli.md's table and examples, and in ``kernelviz --help``."""
+    import argparse
+
+    from kernelviz.__main__ import _parser
+
+    parser = _parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    commands = list(sub.choices)
+    assert {"show", "diff", "check", "ab", "run", "demo"} <= set(commands)
+    text = (ROOT / "docs" / "cli.md").read_text()
+    rows = re.findall(r"^\| `(\w+)[ `]", text, re.M)
+    examples = set(re.findall(r"^kernelviz (\w+)", text, re.M))
+    assert sorted(rows) == sorted(commands) and examples == set(commands), (rows, examples)
+    assert "{" + ",".join(commands) + "}" in parser.format_help()

@@ -9,10 +9,10 @@ from ..codec import without_gc
 from ..model import Capture, Ranks
 from .features import describe
 from .match import match_launches
-from .measures import graph_measures, group_measures, headline, kernels_by_name
+from .measures import NOISE_PCT, graph_measures, group_measures, headline, kernels_by_name
 from .model import Diff, GraphMatch, Group, Headline, Match, Measure
 from .sides import Sides, check_labels, graph_pairs, sides
-from .story import diff_story, graph_story, unpaired_story, what_changed
+from .story import diff_story, graph_story, unpaired_story, what_changed, with_time
 
 __all__ = ["diff", "label", "Diff", "GraphMatch", "Group", "Headline", "Match", "Measure"]
 
@@ -69,7 +69,8 @@ def _diff(both: Sides, labels: list[str]) -> Diff:
     out.headline = headline(out)
     if both.note:
         out.headline.notes.insert(0, both.note)
-    out.headline.summary = diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs])
+    out.headline.summary = with_time(diff_story([(f"graph {_graph_name(out, gm)}", gm.summary) for gm in out.graphs]),
+                                     out.headline.measures[0], NOISE_PCT)
     return out
 
 

@@ -10,7 +10,7 @@ from bisect import bisect_left
 from ..model import Graph
 from .features import Work
 from .match import repeats, shape_key
-from .model import Group
+from .model import Group, Measure
 
 NAMED = 2  # changes listed by name up to this many; beyond, by launch number
 SPANS = 8  # runs of launch numbers listed in a sentence at most
@@ -60,6 +60,16 @@ def diff_story(stories: list[tuple[str, str]]) -> str:
     if len(stories) == 1:
         return changed[0][1]
     return "; ".join(f"{name}: {text}" for name, text in changed)
+
+
+def with_time(story: str, time: Measure, noise_pct: float) -> str:
+    """The diff's sentence with its total time where that moved by ``noise_pct`` or more: ``the same launches;
+    time of launches 0.0214 → 0.051 ms (+138.3%)`` (a diff whose launches are the same is not "unchanged")."""
+    pct = time.pct
+    if pct is None or abs(pct) < noise_pct:
+        return story
+    moved = f"{time.name} {time.a:.4g} → {time.b:.4g} {time.unit} ({pct:+.1f}%)"
+    return f"{'the same launches' if story == 'no launch changed' else story}; {moved}"
 
 
 def _run(relation, run, before, ga, gb, keys_a, keys_b) -> str:

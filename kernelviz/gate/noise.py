@@ -1,31 +1,51 @@
-"""When a time grew: beyond the threshold the user set, and beyond the noise both sides measured.
+"""When a time grew: beyond the threshold the user set, and beyond the noise between processes.
 
-A side's noise is its interquartile range (``spread`` x its time: the middle half of its runs). A time grew
-beyond the noise where it grew by more than the two sides' interquartile ranges halved and added: the middle
-halves of the two sides' runs, laid around their medians, do not overlap. A whole graph's time (``whole``) must
-grow by more than both ranges added: it moves between captures with what the launches' CPU side and the machine
-do (seen on an H200: +11.3% between two captures of an unchanged step whose ranges were 5.9% halved and added).
+A time is a median over a side's captures; what moves it between runs of a CI job is the process (where its
+memory and threads landed, what else the machine did), so its noise is ``sigma``, the standard deviation of one
+process's time, estimated from the spread across a side's processes (the range of n values is about ``d_n``
+sigma, an interquartile range 1.349 sigma), pooled over both sides where both have several. A time grew beyond
+the noise where b - a exceeds ``Z`` sigma sqrt(1/n_a + 1/n_b) (n: processes). A sigma estimated from a few
+processes can be small by chance: it is never taken below ``MIN_SIGMA`` of the time. Where neither side has
+several processes, sigma is not known and is taken as ``ONE_PROCESS_SIGMA`` of the time, measured between
+processes on each kind of device (docs/perf-gate.md): the smallest change such a check can see, which it says.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+Z = 3.0  # standard deviations of the difference a change must exceed
+D_RANGE = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704}  # expected range of n normal values / sigma
+D_IQR = 1.349  # the interquartile range of normal values / sigma (spreads of 8 values or more)
+MIN_SIGMA = {"cpu": 0.045, "gpu": 0.01}  # a sigma from a few processes, at least this share of the time
+ONE_PROCESS_SIGMA = {"cpu": 0.08, "gpu": 0.03}  # sigma between processes where no side measured it
 
 
 @dataclass
 class Timed:
-    """A time and its interquartile range in the same unit (``iqr`` None where the runs' spread is unknown)."""
+    """A time (the median over ``n`` processes), the standard deviation of one process's time in the same unit
+    (None where fewer than 2 processes measured it), and its clock (``cpu`` or ``gpu``)."""
 
     ms: float
-    iqr: float | None
+    sigma: float | None
+    n: int
+    unit: str
 
     @classmethod
-    def of(cls, parts: Iterable[tuple[float, float | None]]) -> Timed:
-        """The sum of (time, spread) parts, e.g. the launches of a group (their ranges added up)."""
+    def of(cls, ms: float, spread: float | None, n: int, unit: str) -> Timed:
+        """From a merged capture's figure: ``spread`` across its ``n`` processes (a fraction of ``ms``)."""
+        if n < 2 or spread is None:
+            return cls(ms, None, n, unit)
+        return cls(ms, ms * spread / D_RANGE.get(n, D_IQR), n, unit)
+
+    @classmethod
+    def total(cls, parts: Iterable[Timed]) -> Timed:
+        """The sum of parts timed in the same processes (their sigmas added: the process moves them together)."""
         parts = list(parts)
-        iqrs = [ms * spread for ms, spread in parts if spread is not None]
-        return cls(sum(ms for ms, _ in parts), sum(iqrs) if len(iqrs) == len(parts) else None)
+        sigmas = [p.sigma for p in parts]
+        return cls(sum(p.ms for p in parts), sum(sigmas) if None not in sigmas else None, parts[0].n, parts[0].unit)
 
 
 def parse_slower(text: str | float) -> float:
@@ -50,31 +70,52 @@ class Growth:
     a: Timed
     b: Timed
     slower: float
-    whole: bool = False  # a whole graph's time: both ranges added, not halved
 
     @property
-    def noise_ms(self) -> float | None:
-        if self.a.iqr is None or self.b.iqr is None:
-            return None
-        return (self.a.iqr + self.b.iqr) / (1 if self.whole else 2)
+    def measured(self) -> bool:
+        """Whether sigma was measured (some side has several processes), not taken as ``ONE_PROCESS_SIGMA``."""
+        return self.a.sigma is not None or self.b.sigma is not None
+
+    @property
+    def sigma(self) -> float:
+        """Pooled over the sides that measured it, at least ``MIN_SIGMA``; else ``ONE_PROCESS_SIGMA``."""
+        known = [(t.sigma, t.n - 1) for t in (self.a, self.b) if t.sigma is not None]
+        if not known:
+            return ONE_PROCESS_SIGMA[self.a.unit] * self.a.ms
+        pooled = math.sqrt(sum(s * s * df for s, df in known) / sum(df for _, df in known))
+        return max(pooled, MIN_SIGMA[self.a.unit] * self.a.ms)
+
+    @property
+    def noise_ms(self) -> float:
+        """The change the noise alone stays below: ``Z`` sigma of the difference of the two medians."""
+        return Z * self.sigma * math.sqrt(1 / self.a.n + 1 / self.b.n)
+
+    @property
+    def delta(self) -> float:
+        return self.b.ms - self.a.ms
 
     @property
     def grew(self) -> bool:
         """Beyond the threshold."""
-        return self.b.ms - self.a.ms > self.slower * self.a.ms
+        return self.delta > self.slower * self.a.ms
 
     @property
     def regressed(self) -> bool:
-        """Beyond the threshold and beyond the noise (where the noise is known)."""
-        return self.grew and (self.noise_ms is None or self.b.ms - self.a.ms > self.noise_ms)
+        """Beyond the threshold and beyond the noise."""
+        return self.grew and self.delta > self.noise_ms
+
+    def smallest(self) -> float:
+        """The smallest growth (ms) this comparison can see: the threshold or the noise, the larger."""
+        return max(self.slower * self.a.ms, self.noise_ms)
 
     def text(self) -> str:
-        """``0.512 → 0.618 ms (+20.7%; threshold 5%, noise ±3.1%)``."""
-        pct = 100 * (self.b.ms - self.a.ms) / self.a.ms if self.a.ms else float("inf")
-        noise = "noise unknown" if self.noise_ms is None else \
-            f"noise ±{100 * self.noise_ms / self.a.ms:.1f}%" if self.a.ms else f"noise ±{self.noise_ms:.4g} ms"
-        return (f"{_ms(self.a.ms)} → {_ms(self.b.ms)} ms (+{pct:.1f}%; threshold {100 * self.slower:g}%, {noise})")
+        """``0.512 → 0.618 ms (+20.7%; threshold 5%, noise ±3.1% over 3 + 1 processes)``."""
+        pct = 100 * self.delta / self.a.ms if self.a.ms else float("inf")
+        noise = f"±{100 * self.noise_ms / self.a.ms:.1f}%" if self.a.ms else f"±{self.noise_ms:.4g} ms"
+        over = f"over {self.a.n} + {self.b.n} processes" if self.measured else "one process a side: assumed"
+        bars = f"threshold {100 * self.slower:g}%, noise {noise} {over}"
+        return f"{ms(self.a.ms)} → {ms(self.b.ms)} ms ({pct:+.1f}%; {bars})"
 
 
-def _ms(value: float) -> str:
+def ms(value: float) -> str:
     return f"{value:.4g}"

@@ -15,7 +15,7 @@ def markdown(verdict: Verdict) -> str:
     head = "❌ failed" if verdict.failed else "✅ passed"
     out = [f"### kernelviz check: {head}", "",
            f"`{_cell(b)}` against the baseline `{_cell(a)}`, threshold {100 * verdict.slower:g}% "
-           "(and beyond the noise both captures measured)", ""]
+           "(and beyond the noise between processes)", ""]
     out += [f"> {_cell(n)}" for n in verdict.notes] + ([""] if verdict.notes else [])
     if verdict.reasons:
         out += ["| check | graph | launch | change | your code |", "|---|---|---|---|---|"]

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from ..compare import Diff
 
 # the checks, in the order the reports list them
-CHECKS = ("graph time", "launch time", "added launches", "lost fusion", "graph break", "recompile", "spills")
+CHECKS = ("step time", "graph time", "launch time", "added launches", "lost fusion", "graph break", "recompile",
+          "spills")
 
 
 @dataclass
