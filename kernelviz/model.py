@@ -874,15 +874,15 @@ class Capture(Document):
 
     def _ipython_display_(self) -> None:
         """IPython's display: the live panel at once, the saved parts (payload, HTML, text) in the same output once
-        the stages are in (:func:`kernelviz.views.display.show`)."""
-        from .views.display import show
+        the stages are in (:func:`kernelviz.notebook.display.show`)."""
+        from .notebook.display import show
 
         show(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The display for other front ends: the live panel, the saved payload, the HTML report and the text
         summary, once the stages are in."""
-        from .views.display import mimebundle
+        from .notebook.display import mimebundle
 
         return mimebundle(self._settled())
 
@@ -1032,7 +1032,7 @@ class Ranks(Document):
         return page(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .views.ranks_display import mimebundle
+        from .notebook.ranks_display import mimebundle
 
         return mimebundle(self)
 

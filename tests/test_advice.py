@@ -69,7 +69,7 @@ def _assert_refused_fusion(cap: Capture) -> None:
     finding = next(f for f in cap.findings if f.rule == "refused-fusion")
     names = [graph.launches[i].kernel_name for i in finding.launches]
     assert names == [refusal.first_kernel, refusal.second_kernel]
-    assert "intermediate nodes between node1 & node2" in finding.evidence and "16.4 KB" in finding.evidence
+    assert "intermediate nodes between node1 & node2" in finding.evidence and "16.0 KB" in finding.evidence
 
 
 def test_refused_fusion_is_a_finding(captured):

@@ -13,7 +13,7 @@ import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings, parse_html
 from kernelviz.model import Capture, DynamoEvent, Graph, Kernel, SourceLocation
-from kernelviz.views.display import static_bundle
+from kernelviz.notebook.display import static_bundle
 from kernelviz.views.html import report
 from kernelviz.views.payload import capture_from_bundle, saved
 

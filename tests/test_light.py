@@ -13,7 +13,7 @@ import torch
 
 import kernelviz
 from kernelviz.compressed import VALUES, Tail, base64_values, xz
-from kernelviz.views.display import static_bundle
+from kernelviz.notebook.display import static_bundle
 from kernelviz.views.payload import capture_from_bundle
 
 

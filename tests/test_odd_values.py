@@ -133,7 +133,7 @@ RENDER = settings(SETTINGS, max_examples=max(20, SETTINGS.max_examples // 8))
 def test_odd_values_that_load_render_in_every_view_and_the_diff(data):
     """What loads renders (issue 38): the text summary, the HTML report, the notebook's saved bundle, the findings
     and a diff with itself, whatever its numbers: "invalid: ..." where a figure makes no sense, never an exception."""
-    from kernelviz.views.display import static_bundle
+    from kernelviz.notebook.display import static_bundle
 
     try:
         capture = Capture.from_json(json.dumps(data))
@@ -166,7 +166,7 @@ ODD_FIGURES = {  # a capture made or edited in Python can hold what a file may n
 
 @pytest.mark.parametrize("odd", ODD_FIGURES)
 def test_odd_figures_render_everywhere_and_save(odd, tmp_path):
-    from kernelviz.views.display import static_bundle
+    from kernelviz.notebook.display import static_bundle
 
     capture = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "timed_capture.json")
     ODD_FIGURES[odd](capture)

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..codec import write_atomically
 from ..compare import label
 from ..model import Capture, CaptureError
-from ..parse import load
+from ..loading import load
 from . import check, parse_slower
 from .reports import junit, markdown
 

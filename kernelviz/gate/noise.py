@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .. import units
+
 
 @dataclass
 class Timed:
@@ -72,9 +74,7 @@ class Growth:
         """``0.512 → 0.618 ms (+20.7%; threshold 5%, noise ±3.1%)``."""
         pct = 100 * (self.b.ms - self.a.ms) / self.a.ms if self.a.ms else float("inf")
         noise = "noise unknown" if self.noise_ms is None else \
-            f"noise ±{100 * self.noise_ms / self.a.ms:.1f}%" if self.a.ms else f"noise ±{self.noise_ms:.4g} ms"
-        return (f"{_ms(self.a.ms)} → {_ms(self.b.ms)} ms (+{pct:.1f}%; threshold {100 * self.slower:g}%, {noise})")
-
-
-def _ms(value: float) -> str:
-    return f"{value:.4g}"
+            f"noise ±{units.relative(self.noise_ms / self.a.ms)}" if self.a.ms else \
+            f"noise ±{units.ms_sig(self.noise_ms)} ms"
+        return (f"{units.ms_sig(self.a.ms)} → {units.ms_sig(self.b.ms)} ms ({units.change(pct)}; "
+                f"threshold {100 * self.slower:g}%, {noise})")

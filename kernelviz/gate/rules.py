@@ -9,7 +9,7 @@ from collections import Counter
 from ..advice.graphs import waits_on_cpu
 from ..compare import Diff
 from ..model import Capture, Graph, Kernel, Launch
-from ..views.names import label
+from ..names import label
 from .noise import Growth, Timed
 from .verdict import Reason
 

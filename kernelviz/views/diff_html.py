@@ -17,10 +17,10 @@ from pathlib import Path
 from ..compare.measures import time_delta
 from ..compare.model import Diff, Group, Measure
 from ..model import Launch
+from ..names import short_name
 from .diff_source import line_runs, source_diff, unified
 from .diff_text import change, delta, names, side, value
 from .html import _css
-from .names import short_name
 
 FOLD = 6  # a run of at least this many unchanged groups is folded into one row
 DETAILS = 200  # groups per graph pair whose source diff the page holds (the biggest changes of time first)

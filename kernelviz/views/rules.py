@@ -11,7 +11,7 @@ from typing import Any
 
 from ..figures import valid
 from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
-from .names import name_forms
+from ..names import name_forms
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ from typing import Any
 
 from ..compare.model import Diff
 from ..model import MIME_TYPE
-from .diff_html import report, shows_detail
-from .diff_source import source_diff
-from .diff_text import summary
-from .highlight import tokens
-from .rules import launch_names
+from ..views.diff_html import report, shows_detail
+from ..views.diff_source import source_diff
+from ..views.diff_text import summary
+from ..views.highlight import tokens
+from ..views.rules import launch_names
 
 
 def payload(diff: Diff) -> dict[str, Any]:
