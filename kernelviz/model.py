@@ -752,9 +752,9 @@ class Document(Record):
 
     def to_json(self, indent: int | None = None) -> str:
         """The document as JSON text (what :meth:`from_json` reads back)."""
-        from .codec import dumps
+        from .codec import document_json
 
-        return dumps(self._settled(), indent)
+        return document_json(self._settled(), indent)
 
     def wait_stages(self) -> Document:
         """This document, once Triton's stages still read in the background are in it (see :class:`Capture`)."""
