@@ -138,7 +138,7 @@ class KernelTiming(Record):
     num_spills: int | None = None
     shared_bytes: int | None = None
     error: str | None = None
-    # timing you can trust (issue 9)
+    # timing you can trust
     spread: float | None = None  # (p75 - p25) / median of the isolated samples
     samples: int | None = None  # how many isolated runs the median is of
 
@@ -158,20 +158,20 @@ class LaunchTiming(Record):
     pct_peak_flops: float | None = None  # of the compute peak for ``dtype``, from an L2-flushed time; <= 100
     device_kernels: list[str] = field(default_factory=list)
     error: str | None = None
-    # roofline (issue: timing you can trust)
+    # roofline
     bound: str | None = None  # "memory", "compute", "latency", "communication" (a collective), or None where unknown
     dtype: str | None = None  # the dtype whose compute peak pct_peak_flops is taken against
     bytes_estimate: int | None = None  # Inductor's own estimate (kernel_num_gb)
     bytes_args: int | None = None  # the sizes of the tensor arguments (in_out counted twice)
     flushed_ms: float | None = None  # the L2-flushed time the % figures come from
     cache_resident: bool = False  # the in-graph rate is above the DRAM peak: inputs were in cache
-    # timing you can trust (issue 9)
+    # timing you can trust
     spread: float | None = None  # (p75 - p25) / median of the in-graph samples (CPU wall clock)
     grid: int | None = None  # thread blocks launched (generated Triton kernels), for "latency"
     note: str | None = None  # what a figure is when it is not what it seems (a capped %, made-up values)
 
 
-# --- deep inspection (issue 12): compiled stages, occupancy, repro data -------------------------------
+# --- deep inspection: compiled stages, occupancy, repro data -------------------------------
 
 
 @dataclass
@@ -296,7 +296,7 @@ class Kernel(Record):
     inductor_meta: dict[str, Any] | None = None
     arg_types: list[str] | None = None  # C++ kernels: the pybinding argument types
     timing: KernelTiming | None = None
-    # deep inspection (issue 12)
+    # deep inspection
     ir: KernelIR | None = None
     repro: ReproRecord | None = None
 
@@ -340,7 +340,7 @@ class Kernel(Record):
         return kernel_script(self)
 
 
-# ranks (issue 14): a torch.distributed collective among call()'s launches
+# ranks: a torch.distributed collective among call()'s launches
 @dataclass
 class Collective(Record):
     """A collective that ``call()`` runs (``torch.ops._c10d_functional.*``): what it moves, over which group,
@@ -360,7 +360,7 @@ class Collective(Record):
     wait_ms: float | None = None  # wait_tensor: how long the stream (GPU) or the thread (CPU) stood waiting
 
 
-# hardware counters (issue 22): what Nsight Compute measured of a launch
+# hardware counters: what Nsight Compute measured of a launch
 @dataclass
 class StallShare(Record):
     """A warp-stall reason and its share of the launch's stalls (0 to 1)."""
@@ -427,9 +427,9 @@ class Launch(Record):
     line: int = 0  # 1-based line in the graph's output code
     text: str = ""
     timing: LaunchTiming | None = None
-    collective: Collective | None = None  # ranks (issue 14): set where the launch is a collective
-    grid: list[int] | None = None  # deep inspection (issue 12): the launch's grid, recorded while timing
-    counters: LaunchCounters | None = None  # hardware counters (issue 22), from cap.counters()
+    collective: Collective | None = None  # ranks: set where the launch is a collective
+    grid: list[int] | None = None  # deep inspection: the launch's grid, recorded while timing
+    counters: LaunchCounters | None = None  # hardware counters, from cap.counters()
 
     @property
     def name(self) -> str:
@@ -464,7 +464,7 @@ class TensorSpec(Record):
     recorded: bool = False  # shape/stride/dtype/device read from the real tensor when the graph ran
     values: str | None = None  # base64 of the raw bytes of a small integer/bool tensor kept from the run
     scalar: int | float | bool | None = None  # a non-tensor input's value (a symbolic size), kept from the run
-    symbols: list[str] | None = None  # why (issue 37): the code's size where it is symbolic (["s0", "64"]), kept
+    symbols: list[str] | None = None  # why: the code's size where it is symbolic (["s0", "64"]), kept
     #                                   where the recorded shape took its place
 
 
@@ -489,7 +489,7 @@ class DynamoEvent(Record):
     function: str = ""
     code: str = ""  # the user's source line, where known
     cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
-    # why (issue 37): a recompile's cost and what changed; a break in library code, the user's line that led there
+    # why: a recompile's cost and what changed; a break in library code, the user's line that led there
     compile_s: float | None = None  # the frame's compile (dynamo and Inductor) that this recompile cost
     guard: str = ""  # the failed guard's kind: "size", "number", "type", "dtype", "other"
     change: str = ""  # what changed in plain words, e.g. "x.size(0): 8 -> 16", "n: int 2 -> float 3.5"
@@ -499,7 +499,7 @@ class DynamoEvent(Record):
         return where(self.file, self.line, self.cell)
 
 
-# advice (issue 23): Inductor's fusion decisions, the graph as it runs, findings
+# advice: Inductor's fusion decisions, the graph as it runs, findings
 @dataclass
 class FusionDecision(Record):
     """One decision of Inductor's scheduler while it compiled the graph: two scheduler nodes fused or not, and
@@ -612,7 +612,7 @@ class GraphRun:
         return sum(t.numel() * t.element_size() for t in held)
 
 
-# AOTInductor (issue 33): what a .pt2 package holds beside its graph
+# AOTInductor: what a .pt2 package holds beside its graph
 @dataclass
 class PackageConstant(Record):
     """A weight or buffer the package carries (its values are not kept: only what it is)."""
@@ -669,19 +669,19 @@ class Graph(Record):
     gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
     cudagraph_ms: float | None = None  # call() as a CUDA-graph replay, as reduce-overhead runs it
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
-    # timing you can trust (issue 9)
+    # timing you can trust
     made_up_values: list[str] = field(default_factory=list)  # integer/bool inputs recreated without their values
     bench_s: float | None = None  # wall-clock seconds spent timing this graph
-    # panel (issue 10): the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
+    # panel: the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
     caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)
-    repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
-    fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
-    tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): what was autotuned for this graph
-    cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why (issue 37): reduce-overhead's records/skips
-    cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
-    as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
-    package: Package | None = None  # AOTInductor (issue 33): the .pt2 package it was read from
+    repro: ReproRecord | None = None  # deep inspection: call()'s inputs and outputs, recorded while timing
+    fusions: list[FusionDecision] = field(default_factory=list)  # advice: Inductor's fusion decisions
+    tunings: list[Tuning] = field(default_factory=list)  # why: what was autotuned for this graph
+    cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why: reduce-overhead's records/skips
+    cudagraph_replays: int = 0  # why: times it ran as a CUDA-graph replay in the capture
+    as_run: AsRun | None = None  # advice: call() without instruments, once timed
+    package: Package | None = None  # AOTInductor: the .pt2 package it was read from
     _run: GraphRun | None = field(default=None, init=False, repr=False, compare=False)  # where it ran here
 
     def kernel(self, name: str) -> Kernel:
@@ -698,7 +698,7 @@ class Graph(Record):
         return graph_script(self)
 
 
-# ranks (issue 14): how one rank spent the captured block
+# ranks: how one rank spent the captured block
 @dataclass
 class StepCollective(Record):
     """The communication of a captured block, by operation (e.g. DDP's bucket all-reduces)."""
@@ -776,16 +776,16 @@ class Capture(Document):
     peaks: DevicePeaks | None = None
     warnings: list[str] = field(default_factory=list)
     dynamo: list[DynamoEvent] = field(default_factory=list)
-    # ranks (issue 14): where the capture sits in a torch.distributed job (all None outside one)
+    # ranks: where the capture sits in a torch.distributed job (all None outside one)
     rank: int | None = None
     world_size: int | None = None
     host: str | None = None
     device: str | None = None  # "cuda:1", "cpu"
     backend: str | None = None  # the default group's backend: "nccl", "gloo"
     step: StepSplit | None = None  # the captured block profiled (capture(profile=True))
-    findings: list[Advice] = field(default_factory=list)  # advice (issue 23): what advice() found last
-    tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): tunings outside compiled graphs (user's)
-    cudagraph_pool_bytes: int | None = None  # why (issue 37): memory of reduce-overhead's CUDA-graph pool at the end
+    findings: list[Advice] = field(default_factory=list)  # advice: what advice() found last
+    tunings: list[Tuning] = field(default_factory=list)  # why: tunings outside compiled graphs (user's)
+    cudagraph_pool_bytes: int | None = None  # why: memory of reduce-overhead's CUDA-graph pool at the end
     schema_version: int = SCHEMA_VERSION
 
     # Triton's stages still being read in a thread (a Future; see :meth:`wait_stages`), the repro scripts' expected
@@ -932,7 +932,7 @@ class Capture(Document):
         return save(self, path)
 
 
-# ranks (issue 14): a job's captures side by side, one per rank (kernelviz.load("runs/step"))
+# ranks: a job's captures side by side, one per rank (kernelviz.load("runs/step"))
 RANKS_FORMAT = "kernelviz-ranks"
 
 

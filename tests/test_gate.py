@@ -1,4 +1,4 @@
-"""kernelviz check and the kernelviz_gate fixture (issue 34): real timed captures of a compiled CPU step, with a
+"""kernelviz check and the kernelviz_gate fixture: real timed captures of a compiled CPU step, with a
 slowdown planted in one kernel (tests/gate_steps.py); structural regressions from real pairs of captures
 (tests/fixtures/diff-cpu-torch2.13) and from captures edited where nothing compiles them (graph breaks,
 recompiles, spills, another device); bad inputs; the plugin in a pytester run.

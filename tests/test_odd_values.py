@@ -131,7 +131,7 @@ RENDER = settings(SETTINGS, max_examples=max(20, SETTINGS.max_examples // 8))
 @RENDER
 @given(odd_capture())
 def test_odd_values_that_load_render_in_every_view_and_the_diff(data):
-    """What loads renders (issue 38): the text summary, the HTML report, the notebook's saved bundle, the findings
+    """What loads renders: the text summary, the HTML report, the notebook's saved bundle, the findings
     and a diff with itself, whatever its numbers: "invalid: ..." where a figure makes no sense, never an exception."""
     from kernelviz.notebook.display import static_bundle
 
