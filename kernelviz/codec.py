@@ -394,6 +394,8 @@ def _expected(tp: Any) -> str:
     if dataclasses.is_dataclass(tp):
         return f"an object ({tp.__name__})"
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(map(json.dumps, args))
     if origin in (typing.Union, types.UnionType):
         return " or ".join("null" if a is type(None) else _expected(a) for a in args)
     return {list: "a list", dict: "an object"}.get(origin, "a value")
@@ -448,6 +450,17 @@ def _scalars(types_: tuple[type, ...]):
     return convert
 
 
+def _one_of(allowed: tuple[str, ...], expected: str):
+    """The converter of a vocabulary (``Literal["gpu", "cpu"]``): one of its strings."""
+    values = frozenset(allowed)
+
+    def convert(value):
+        if type(value) is str and value in values:
+            return value
+        raise _Invalid(expected, value)
+    return convert
+
+
 def _anything(value: Any) -> Any:
     if value is _MISSING:
         raise _Invalid("a value", value)
@@ -468,6 +481,8 @@ def _make_converter(tp: Any):
     if dataclasses.is_dataclass(tp):
         return _dataclass_converter(tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return _one_of(args, _expected(tp))
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
         if len(inner) == 1:

@@ -14,7 +14,24 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+# The vocabularies of the model's fields: the values each may hold (the JSON reader refuses any other)
+Clock = Literal["gpu", "cpu"]  # where a time was taken: device time (CUDA events), or the CPU's wall clock
+Bound = Literal["memory", "compute", "latency", "communication"]  # what bounds a launch ("communication": a collective)
+ArgKind = Literal["tensor", "int", "float", "bool", "none", "other"]
+Fill = Literal["random", "zeros", "values"]  # how a repro fills a tensor argument ("values": the recorded bytes)
+MetadataFrom = Literal["inductor", "comment", "none"]  # where a kernel's metadata came from: live hooks, output code
+BufferKind = Literal["alloc", "reuse", "free"]
+DynamoKind = Literal["graph_break", "recompile", "skip"]
+GuardKind = Literal["", "size", "number", "type", "dtype", "other"]
+TuningKind = Literal["template", "configs", "coordinate-descent", "user"]
+CudaGraphKind = Literal["record", "re-record", "skip"]
+Rule = Literal["launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
+               "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"]
+GraphKind = Literal["forward", "backward", "inference", "unknown", "jiterator"]
+Wrapper = Literal["python", "cpp"]
+Cache = Literal["compiled", "fx_cache_hit", "reused"]
 
 SCHEMA_VERSION = 4
 # older files load with the fields added since left at their defaults (4 added Launch.counters,
@@ -132,7 +149,7 @@ class KernelTiming(Record):
     """Isolated timing of one generated kernel and facts of its compiled binary."""
 
     isolated_ms: float | None = None
-    unit: str = "gpu"  # "gpu" (device time) or "cpu" (wall clock)
+    unit: Clock = "gpu"
     config: dict[str, Any] | None = None
     num_regs: int | None = None
     num_spills: int | None = None
@@ -148,7 +165,7 @@ class LaunchTiming(Record):
     """In-graph timing of one launch of ``call()``, and where it sits on the device's roofline."""
 
     in_graph_ms: float | None = None
-    unit: str = "gpu"
+    unit: Clock = "gpu"
     share: float | None = None
     bytes: int | None = None  # the bytes the rates use: bytes_estimate where Inductor gave one, else bytes_args
     gb_per_s: float | None = None  # achieved in the graph (may exceed DRAM peak when inputs sit in L2)
@@ -159,7 +176,7 @@ class LaunchTiming(Record):
     device_kernels: list[str] = field(default_factory=list)
     error: str | None = None
     # roofline
-    bound: str | None = None  # "memory", "compute", "latency", "communication" (a collective), or None where unknown
+    bound: Bound | None = None  # None where unknown
     dtype: str | None = None  # the dtype whose compute peak pct_peak_flops is taken against
     bytes_estimate: int | None = None  # Inductor's own estimate (kernel_num_gb)
     bytes_args: int | None = None  # the sizes of the tensor arguments (in_out counted twice)
@@ -225,7 +242,7 @@ class ArgSpec(Record):
     """One argument of a recorded launch, enough to make an equivalent one in a repro script."""
 
     name: str
-    kind: str  # "tensor", "int", "float", "bool", "none" or "other"
+    kind: ArgKind
     value: Any = None  # scalars: the value; "other": its repr
     dtype: str | None = None
     shape: list[int] | None = None
@@ -233,7 +250,7 @@ class ArgSpec(Record):
     offset: int = 0  # storage offset, in elements
     storage: int = 0  # elements of the underlying storage
     device: str | None = None
-    fill: str = "random"  # "random", "zeros" or "values"
+    fill: Fill = "random"
     values: str | None = None  # base64 of the storage's raw bytes, when fill == "values" (kept from the run)
 
 
@@ -289,7 +306,7 @@ class Kernel(Record):
     fragment: list[str] = field(default_factory=list)  # the graph fragment: a list of its lines, a node each
     locations: list[SourceLocation] = field(default_factory=list)
     locations_unknown: str = ""  # why this run's lines of the kernel are unknown (then ``locations`` is empty)
-    metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"
+    metadata_from: MetadataFrom = "none"
     path: str | None = None  # Inductor's "kernel path" comment
     kernel_type: str | None = None  # pointwise, reduction, persistent_reduction, template, ...
     triton_meta: dict[str, Any] | None = None
@@ -441,7 +458,7 @@ class BufferEvent(Record):
     """A buffer allocation, reuse, view or free in ``call()``."""
 
     step: int
-    kind: str  # "alloc", "reuse", "free"
+    kind: BufferKind
     buffer: str
     source: str | None = None  # reuse: the buffer whose memory is taken over
     dtype: str | None = None
@@ -482,7 +499,7 @@ class DevicePeaks(Record):
 class DynamoEvent(Record):
     """Something dynamo did that shaped the graphs: a graph break, a recompile or a skipped frame."""
 
-    kind: str  # "graph_break", "recompile", "skip"
+    kind: DynamoKind
     reason: str  # dynamo's own words
     file: str | None = None
     line: int | None = None
@@ -491,7 +508,7 @@ class DynamoEvent(Record):
     cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
     # why: a recompile's cost and what changed; a break in library code, the user's line that led there
     compile_s: float | None = None  # the frame's compile (dynamo and Inductor) that this recompile cost
-    guard: str = ""  # the failed guard's kind: "size", "number", "type", "dtype", "other"
+    guard: GuardKind = ""  # the failed guard's kind ("" where none failed)
     change: str = ""  # what changed in plain words, e.g. "x.size(0): 8 -> 16", "n: int 2 -> float 3.5"
     caller: SourceLocation | None = None  # the user's frame that led into the library code at file:line
 
@@ -519,7 +536,7 @@ class TuneCandidate(Record):
     """One candidate an autotuning benchmarked (or could not)."""
 
     name: str  # "triton_mm_13", "mm" (the extern call), "cpp_CppMicroGemmFP32Vec_0", a config "XBLOCK=64, num_warps=4"
-    backend: str = ""  # "extern", "triton", "cpp", "config" (a Triton kernel's launch configuration)
+    backend: str = ""  # as Inductor names it ("extern", "triton", "cpp"...); "config": a Triton launch configuration
     ms: float | None = None  # its benchmarked time (None where it failed)
     error: str | None = None  # why it was not timed, in the tuner's words (e.g. out of shared memory)
     detail: str = ""  # its parameters where the name does not say them (BLOCK_M=64, num_stages=3, ...)
@@ -529,7 +546,7 @@ class TuneCandidate(Record):
 class Tuning(Record):
     """One autotuned choice: the candidates benchmarked for it and the one taken (the fastest)."""
 
-    kind: str  # "template" (max-autotune: templates against the extern call), "configs" (a generated Triton
+    kind: TuningKind  # "template" (max-autotune: templates against the extern call), "configs" (a generated Triton
     #            kernel's configs), "coordinate-descent" (Inductor's steps from the best config), "user" (a
     #            user's @triton.autotune kernel)
     op: str  # what was tuned: "mm", "bmm", "convolution", a kernel's name
@@ -545,7 +562,7 @@ class Tuning(Record):
 class CudaGraphEvent(Record):
     """What reduce-overhead did with a graph: recorded it as a CUDA graph, recorded it again, or skipped it."""
 
-    kind: str  # "record", "re-record", "skip"
+    kind: CudaGraphKind
     reason: str = ""  # skip: Inductor's words ("mutated inputs (1 instances)"); re-record: its cause; record:
     #                   which partition of the graph ("partition 2"), where it has several
     location: SourceLocation | None = None  # skip: the user's line Inductor names
@@ -557,7 +574,7 @@ class AsRun(Record):
     """A graph's ``call()`` as it runs without kernelviz's instruments: its plain time, the CPU time of
     launching it, and (on a GPU, for a graph not already in CUDA-graph mode) its time as a CUDA-graph replay."""
 
-    unit: str  # "gpu" (CUDA events) or "cpu" (wall clock)
+    unit: Clock
     plain_ms: float  # median of runs of the un-instrumented call(), each after an L2 flush on a GPU
     runs: int = 0
     spread: float | None = None  # (p75 - p25) / median of those runs
@@ -573,8 +590,7 @@ class Advice(Record):
     """A finding: what a rule saw in the capture, the launches it concerns, the time at stake and how that
     time was computed, what was measured, and what to try."""
 
-    rule: str  # "launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
-    #            "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"
+    rule: Rule
     graph: str | None  # the graph's id (None for dynamo's events, which belong to no graph)
     launches: list[int] = field(default_factory=list)  # indices in the graph's launches
     ms: float | None = None  # the time at stake (None where nothing measured gives one)
@@ -651,7 +667,7 @@ class Graph(Record):
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
 
     id: str  # Inductor's AOT id, e.g. "0_forward", or a name given on load
-    kind: str  # "forward", "backward", "inference", or "unknown"
+    kind: GraphKind
     device: str  # "cuda", "cpu", ...
     code: str
     kernels: list[Kernel] = field(default_factory=list)
@@ -660,10 +676,10 @@ class Graph(Record):
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     call_span: list[int] | None = None  # first and last line (1-based) of call() in the code (C++: the entry function)
-    wrapper: str = "python"  # "python" (call()) or "cpp" (cpp_wrapper, AOTInductor: a C++ wrapper in the code)
+    wrapper: Wrapper = "python"  # "cpp": cpp_wrapper, AOTInductor (a C++ wrapper in the code)
     calls: int = 0  # times call() ran during the capture
     compile_s: float | None = None
-    cache: str | None = None  # "compiled" (in this capture), "fx_cache_hit", "reused" (compiled earlier), or None
+    cache: Cache | None = None  # "reused": compiled before the capture; None where unknown
     thread: str | None = None  # name of the thread that ran it, where the capture saw it
     gpu_busy_ms: float | None = None  # end-to-end CUDA-event time of call(), once timed
     gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
@@ -715,7 +731,7 @@ class StepSplit(Record):
     parts do not overlap and add up to ``window_ms``: on a GPU, the device from its first activity in the
     block to its last; on the CPU, the block's wall time over every thread."""
 
-    unit: str  # "gpu" or "cpu"
+    unit: Clock
     window_ms: float
     compute_ms: float  # computing, no communication at the same time
     comm_ms: float  # communicating with nothing else to do: exposed communication
