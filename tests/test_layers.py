@@ -117,6 +117,19 @@ def test_no_package_circle_counting_function_level_imports():
             f"{a} -> {b} ({', '.join(sorted(edges[a][b]))})" for a, b in zip(circle, circle[1:]))) from None
 
 
+def table() -> str:
+    """Who imports whom by package, a line per package (what ``docs/layout.md`` shows)."""
+    edges = package_imports()
+    width = max(map(len, edges))
+    return "\n".join(f"{a:<{width}}  -> {', '.join(sorted(edges[a])) or '-'}" for a in sorted(edges))
+
+
+def test_the_layout_doc_shows_who_imports_whom_as_the_code_does():
+    doc = (PACKAGE.parent / "docs" / "layout.md").read_text()
+    shown = doc.split("## Who imports whom", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert shown == table(), "docs/layout.md: paste what `python tests/test_layers.py` prints"
+
+
 def test_views_are_pure_renderers():
     """``kernelviz.views`` renders the model: no torch, IPython or widgets inside (the notebook package shows
     them), and it runs nothing: no timing, counters, recording or conductor."""
@@ -165,11 +178,8 @@ def test_the_model_classes_declare_what_users_call():
 
 
 if __name__ == "__main__":
-    table = package_imports()
-    width = max(map(len, table))
-    for importer in sorted(table):
-        print(f"{importer:<{width}}  -> {', '.join(sorted(table[importer])) or '-'}")
-    if "-v" in sys.argv:
-        for importer in sorted(table):
-            for imported, why in sorted(table[importer].items()):
-                print(f"  {importer} -> {imported}: {'; '.join(sorted(why))}")
+    print(table())
+    if "-v" in sys.argv:  # and the modules' imports behind each edge
+        for importer, imported in sorted(package_imports().items()):
+            for target, why in sorted(imported.items()):
+                print(f"  {importer} -> {target}: {'; '.join(sorted(why))}")

@@ -49,7 +49,7 @@ def _badge(relation: str) -> str:
 
 
 def launch_name(launch: Launch) -> str:
-    """A launch's name as the launch table shows it (what it computes, its counter; views/names.py): the head
+    """A launch's name as the launch table shows it (what it computes, its counter; kernelviz/names.py): the head
     clipped with an ellipsis where the cell is narrow, the counter always shown, the full name on hover."""
     head, tail = short_name(launch.name, launch.original_aten, generated=launch.kernel_name is not None)
     return (f'<span class="kv-name" title="{escape(launch.name)}"><span class="kv-clip">{escape(head)}</span>'
