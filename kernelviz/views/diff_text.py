@@ -32,7 +32,7 @@ def delta(m: Measure) -> str:
     """``+0.0018 ms, +5.9%``: the change, and its size against side a (a factor beyond twice a)."""
     d = m.delta
     if m.unit == "B":
-        text = ("+" if d >= 0 else "-") + units.size(abs(d))
+        text = units.signed_size(d)
     elif isinstance(d, int):
         text = f"{d:+d}"
     else:
