@@ -190,10 +190,14 @@ def _plain(value: Any, limited: bool) -> Any:
                            "integers a double can hold (|n| < 2**1024)")
     if kind in (str, int, bool, type(None)):
         return value
-    if kind in (list, tuple):
-        return [_plain(item, limited) for item in value]
-    if kind is dict:
-        return {key: _plain(item, limited) for key, item in value.items()}
+    if kind is dict or kind in (list, tuple):  # a loop, not a comprehension: one frame a level of nesting
+        out: Any = {} if kind is dict else []
+        for key, item in (value.items() if kind is dict else enumerate(value)):
+            if kind is dict:
+                out[key] = _plain(item, limited)
+            else:
+                out.append(_plain(item, limited))
+        return out
     return _plain(_fields(value), limited)
 
 
