@@ -99,7 +99,7 @@ def main() -> None:
 
     kernelviz.needs("pytest", "test", "benchmarks/bench_diff.py")  # tests/conftest.py imports it
     from conftest import big_capture, reordered
-    from kernelviz.views.diff_display import payload
+    from kernelviz.notebook.diff_display import payload
     from kernelviz.views.diff_text import summary
 
     print(f"{'kernels':>8} {'launches':>9} {'diff s':>8} {'text s':>8} {'html s':>8} {'payload s':>10} {'same':>6}")

@@ -1,4 +1,4 @@
-"""How light a capture of a real training step is (issue 36): the exit time of ``capture()`` with and without timing
+"""How light a capture of a real training step is: the exit time of ``capture()`` with and without timing
 and repros, and the size of what a user keeps of it (``save()``, ``to_html()``, the notebook output, ``repr``),
 each beside the capture's output code (the sum of its graphs' ``code``). Then the same sizes for a real H200
 transformer training step with stages and repros (tests/fixtures/deep/h200_transformer_step.kvz), loaded.
@@ -15,8 +15,8 @@ and a small transformer step instead. Each step is forward + backward + SGD, com
 captured. Beside each exit: when the stages' texts and the repros' expected outputs were ready after it (each
 capture reads its kernels' SASS anew, but the last row's, which finds it kept). ``--retime`` saves the GPT-2
 backward (transformers) and times it at once after ``load()`` in a new process, with kernelviz's bytecode cache
-for its child processes first empty, then kept. Targets of issue 36 in brackets; the notebook output is what a
-notebook saves (``views.display.static_bundle``), then with the live widget's state (saved by ``nbclient`` and
+for its child processes first empty, then kept. Targets in brackets; the notebook output is what a
+notebook saves (``notebook.display.static_bundle``), then with the live widget's state (saved by ``nbclient`` and
 JupyterLab's ``saveState``); the first display is the live panel's output while the stages are still being read.
 """
 
@@ -40,7 +40,7 @@ sys.path.insert(0, os.environ.get("KERNELVIZ_FROM") or str(ROOT))
 
 import kernelviz  # noqa: E402
 from kernelviz.model import MIME_TYPE  # noqa: E402
-from kernelviz.views.display import static_bundle  # noqa: E402
+from kernelviz.notebook.display import static_bundle  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
@@ -198,7 +198,7 @@ def first_display(cap: kernelviz.Capture) -> None:
     """Seconds to the live panel's output (what ``LiveDisplay.open`` sends at once; the saved parts follow in a
     thread), with a capture's stages still being read (a real ``StageReading`` of one kernel, slowed to 3 s)."""
     try:
-        from kernelviz.views.display import widget_bundle
+        from kernelviz.notebook.display import widget_bundle
         from kernelviz.views.text import summary
     except ImportError:
         return

@@ -1,5 +1,5 @@
-"""Seconds a timing of loaded code that spins or faults takes with ``limit_s`` (issue 38: seconds past it, not
-minutes): a ``call()`` that spins, one that faults, and a module that spins as it loads.
+"""Seconds a timing of loaded code that spins or faults takes with ``limit_s`` (seconds past it, not minutes): a
+``call()`` that spins, one that faults, and a module that spins as it loads.
 
     python benchmarks/bench_limits.py [--limit 5]
 """

@@ -46,7 +46,7 @@ def best(fn, repeats: int):
 
 def saved_size(capture) -> tuple[dict[str, int], float]:
     """Bytes of each part of the static bundle as a notebook stores it (JSON), and the seconds to build it."""
-    from kernelviz.views.display import static_bundle
+    from kernelviz.notebook.display import static_bundle
 
     start = time.process_time()
     bundle = static_bundle(capture)

@@ -235,7 +235,8 @@ def main() -> int:
     print(f"\nkernelviz against clean processes ({device}, torch {torch.__version__}, {args.rounds} rounds, "
           f"median of {args.calls} steps each); ms")
     widths = [12, 40, 14, 10, 7]
-    print("  ".join(h.ljust(w) for h, w in zip(("model", "figure", "kernelviz", "outside", "off"), widths)) + "  verdict")
+    heads = ("model", "figure", "kernelviz", "outside", "off")
+    print("  ".join(h.ljust(w) for h, w in zip(heads, widths)) + "  verdict")
     for row in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + row[5])
     return 0

@@ -1,4 +1,4 @@
-"""Where the time after a capture's exit goes on a GPU (issue 36), in one run: the resnet50 step's stage reading
+"""Where the time after a capture's exit goes on a GPU, in one run: the resnet50 step's stage reading
 (cold SASS cache: each disassembler call's wall time, the Python linking, cProfile of it), the disassembler's
 flags compared on the same cubins, capture(bench=True, repros=True)'s exit, wait_stages and wait_repros (a stack
 dump where one hangs), and a loaded GPT-2 backward's retime with the timing process's steps timestamped.

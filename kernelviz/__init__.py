@@ -75,7 +75,7 @@ def load(source: str | Path) -> Capture | Ranks:
     sees a GPU, one starts now, so that its start (seconds of imports) is not on ``bench()``'s path; it takes no
     GPU memory until it times, and ends after 10 minutes unused.
     """
-    from .parse import load as _load
+    from .loading import load as _load
 
     loaded = _load(source)
     torch = sys.modules.get("torch")
@@ -97,7 +97,7 @@ def calibrate(device: str = "cuda") -> DevicePeaks:
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext kernelviz``: register the ``%%kernelviz`` magic."""
-    from .magic import register
+    from .notebook.magic import register
 
     register(ipython)
 

@@ -12,6 +12,10 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Graph
 
 IDLE_S = 600  # a kept worker ends after this long without a job
 

@@ -102,12 +102,14 @@ def read(cls: type, data: Any) -> Any:
     with without_gc():
         built = build(cls, data)
     built.schema_version = SCHEMA_VERSION
-    _check_order(built)
+    check_order(built)
     return built
 
 
-def _check_order(capture: Any) -> None:
-    """A launch's ``index`` is its place in its graph's ``call()`` (views and diffs look launches up by it)."""
+def check_order(capture: Any) -> None:
+    """A launch's ``index`` is its place in its graph's ``call()`` (views and diffs look launches up by it), and a
+    finding names launches of its graph: checked where a capture is read and where it is written (what is written
+    is read back)."""
     for g, graph in enumerate(getattr(capture, "graphs", [])):
         for i, launch in enumerate(getattr(graph, "launches", [])):
             if launch.index != i:
@@ -157,15 +159,46 @@ def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
     return capture(data, [])
 
 
-def dumps(value: Any, indent: int | None = None) -> str:
+def document_json(document: Any, indent: int | None = None) -> str:
+    """:meth:`Document.to_json <kernelviz.model.Document.to_json>`: the JSON text :func:`read` reads back; a
+    capture it would refuse (:func:`check_order`) is refused here, in the same one line."""
+    check_order(document)
+    return dumps(document, indent, limited=True)
+
+
+def dumps(value: Any, indent: int | None = None, *, limited: bool = False) -> str:
     """JSON text of model objects and JSON data: by orjson (which writes dataclasses itself, ~5x faster) where it is
-    installed, else by the standard library."""
+    installed, else by the standard library. Both write the same: a float that is not finite (NaN, ±inf: a figure
+    that makes no sense) as null, which :func:`build` reads back as None where the field may be None, else as NaN.
+    ``limited``: an integer no reader takes (beyond a double, |n| >= 2**1024) is refused with a one-line
+    :class:`CaptureError` (what a file holds), else written (what the views read)."""
     if orjson is not None and indent is None:
         try:
             return _orjson(value).decode()
         except TypeError:  # orjson.JSONEncodeError, e.g. an integer over 64 bits: the standard library writes it
             pass
-    return json.dumps(value, default=_fields, indent=indent)
+    return json.dumps(_plain(value, limited), indent=indent, allow_nan=False)
+
+
+def _plain(value: Any, limited: bool) -> Any:
+    """JSON data of model objects and JSON data as orjson writes it (see :func:`dumps`)."""
+    kind = type(value)
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int and limited and not -_INT_LIMIT < value < _INT_LIMIT:
+        raise CaptureError(f"an integer of {value.bit_length()} bits cannot be written: a capture's JSON holds "
+                           "integers a double can hold (|n| < 2**1024)")
+    if kind in (str, int, bool, type(None)):
+        return value
+    if kind is dict or kind in (list, tuple):  # a loop, not a comprehension: one frame a level of nesting
+        out: Any = {} if kind is dict else []
+        for key, item in (value.items() if kind is dict else enumerate(value)):
+            if kind is dict:
+                out[key] = _plain(item, limited)
+            else:
+                out.append(_plain(item, limited))
+        return out
+    return _plain(_fields(value), limited)
 
 
 def _orjson(value: Any) -> bytes:
@@ -365,6 +398,8 @@ def _expected(tp: Any) -> str:
     if dataclasses.is_dataclass(tp):
         return f"an object ({tp.__name__})"
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(map(json.dumps, args))
     if origin in (typing.Union, types.UnionType):
         return " or ".join("null" if a is type(None) else _expected(a) for a in args)
     return {list: "a list", dict: "an object"}.get(origin, "a value")
@@ -388,11 +423,14 @@ def _integer(value):
 
 
 def _number(value):
-    """A finite float (JSON has no NaN or Infinity, and orjson would write them as null)."""
+    """A finite float; null is NaN (JSON has no NaN or Infinity: the writers write a float that is not finite as
+    null, see :func:`dumps`)."""
     if type(value) is float and math.isfinite(value):
         return value
     if type(value) is int and abs(value) <= _LARGEST_FLOAT:
         return float(value)
+    if value is None:
+        return math.nan
     raise _Invalid("a number", value)
 
 
@@ -405,8 +443,23 @@ def _scalars(types_: tuple[type, ...]):
     allowed = set(types_) | ({bool} if int in types_ else set())
     expected = " or ".join("null" if t is type(None) else _EXPECTED[t] for t in types_)
 
+    nan = float in types_ and type(None) not in types_  # null is NaN where the union allows no null (see _number)
+
     def convert(value):
         if type(value) in allowed and (type(value) is not float or math.isfinite(value)):
+            return value
+        if value is None and nan:
+            return math.nan
+        raise _Invalid(expected, value)
+    return convert
+
+
+def _one_of(allowed: tuple[str, ...], expected: str):
+    """The converter of a vocabulary (``Literal["gpu", "cpu"]``): one of its strings."""
+    values = frozenset(allowed)
+
+    def convert(value):
+        if type(value) is str and value in values:
             return value
         raise _Invalid(expected, value)
     return convert
@@ -432,6 +485,8 @@ def _make_converter(tp: Any):
     if dataclasses.is_dataclass(tp):
         return _dataclass_converter(tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return _one_of(args, _expected(tp))
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
         if len(inner) == 1:

@@ -43,7 +43,8 @@ def save(capture: Any, path: str | Path) -> Path:
         base = base.with_suffix("")
     target = base.parent / f"{base.name}{'' if capture.rank is None else f'.rank{capture.rank}'}{suffix}"
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(target, capture.to_json() if suffix == ".json" else compress(capture.to_dict()))
+    text = capture.to_json()  # what load() reads back: refused here, in one line, where it would not be
+    write_atomically(target, text if suffix == ".json" else compress(loads(text)))
     return target
 
 

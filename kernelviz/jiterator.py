@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Capture, Graph, Kernel, Launch, TensorSpec
+from .patches import Patches
 
 MAX_SIGNATURES = 16  # entries per kernel; further input signatures are counted in a warning
 
@@ -42,7 +43,7 @@ class _Recorder:
 
 _lock = threading.Lock()
 _recorders: list[_Recorder] = []
-_patches: Any = None  # the installed recorder.patches.Patches
+_patches: Patches | None = None  # installed while a capture records
 
 
 def _spec(i: int, tensor: Any) -> TensorSpec:
@@ -65,9 +66,7 @@ def note_call(recorder: _Recorder, code: str, name: str, return_by_ref: bool, nu
     recorder.calls[key].count += 1
 
 
-def _install() -> Any:
-    from .recorder.patches import Patches  # the capture's own reversible patches (imported late: no cycle)
-
+def _install() -> Patches:
     patches = Patches()
 
     def wrap(original):

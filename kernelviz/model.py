@@ -13,7 +13,24 @@ import functools
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+# The vocabularies of the model's fields: the values each may hold (the JSON reader refuses any other)
+Clock = Literal["gpu", "cpu"]  # where a time was taken: device time (CUDA events), or the CPU's wall clock
+Bound = Literal["memory", "compute", "latency", "communication"]  # what bounds a launch ("communication": a collective)
+ArgKind = Literal["tensor", "int", "float", "bool", "none", "other"]
+Fill = Literal["random", "zeros", "values"]  # how a repro fills a tensor argument ("values": the recorded bytes)
+MetadataFrom = Literal["inductor", "comment", "none"]  # where a kernel's metadata came from: live hooks, output code
+BufferKind = Literal["alloc", "reuse", "free"]
+DynamoKind = Literal["graph_break", "recompile", "skip"]
+GuardKind = Literal["", "size", "number", "type", "dtype", "other"]
+TuningKind = Literal["template", "configs", "coordinate-descent", "user"]
+CudaGraphKind = Literal["record", "re-record", "skip"]
+Rule = Literal["launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
+               "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"]
+GraphKind = Literal["forward", "backward", "inference", "unknown", "jiterator"]
+Wrapper = Literal["python", "cpp"]
+Cache = Literal["compiled", "fx_cache_hit", "reused"]
 
 SCHEMA_VERSION = 4
 # older files load with the fields added since left at their defaults (4 added Launch.counters,
@@ -131,13 +148,13 @@ class KernelTiming(Record):
     """Isolated timing of one generated kernel and facts of its compiled binary."""
 
     isolated_ms: float | None = None
-    unit: str = "gpu"  # "gpu" (device time) or "cpu" (wall clock)
+    unit: Clock = "gpu"
     config: dict[str, Any] | None = None
     num_regs: int | None = None
     num_spills: int | None = None
     shared_bytes: int | None = None
     error: str | None = None
-    # timing you can trust (issue 9)
+    # timing you can trust
     spread: float | None = None  # (p75 - p25) / median of the isolated samples
     samples: int | None = None  # how many isolated runs the median is of
 
@@ -147,7 +164,7 @@ class LaunchTiming(Record):
     """In-graph timing of one launch of ``call()``, and where it sits on the device's roofline."""
 
     in_graph_ms: float | None = None
-    unit: str = "gpu"
+    unit: Clock = "gpu"
     share: float | None = None
     bytes: int | None = None  # the bytes the rates use: bytes_estimate where Inductor gave one, else bytes_args
     gb_per_s: float | None = None  # achieved in the graph (may exceed DRAM peak when inputs sit in L2)
@@ -157,20 +174,20 @@ class LaunchTiming(Record):
     pct_peak_flops: float | None = None  # of the compute peak for ``dtype``, from an L2-flushed time; <= 100
     device_kernels: list[str] = field(default_factory=list)
     error: str | None = None
-    # roofline (issue: timing you can trust)
-    bound: str | None = None  # "memory", "compute", "latency", "communication" (a collective), or None where unknown
+    # roofline
+    bound: Bound | None = None  # None where unknown
     dtype: str | None = None  # the dtype whose compute peak pct_peak_flops is taken against
     bytes_estimate: int | None = None  # Inductor's own estimate (kernel_num_gb)
     bytes_args: int | None = None  # the sizes of the tensor arguments (in_out counted twice)
     flushed_ms: float | None = None  # the L2-flushed time the % figures come from
     cache_resident: bool = False  # the in-graph rate is above the DRAM peak: inputs were in cache
-    # timing you can trust (issue 9)
+    # timing you can trust
     spread: float | None = None  # (p75 - p25) / median of the in-graph samples (CPU wall clock)
     grid: int | None = None  # thread blocks launched (generated Triton kernels), for "latency"
     note: str | None = None  # what a figure is when it is not what it seems (a capped %, made-up values)
 
 
-# --- deep inspection (issue 12): compiled stages, occupancy, repro data -------------------------------
+# --- deep inspection: compiled stages, occupancy, repro data -------------------------------
 
 
 @dataclass
@@ -224,7 +241,7 @@ class ArgSpec(Record):
     """One argument of a recorded launch, enough to make an equivalent one in a repro script."""
 
     name: str
-    kind: str  # "tensor", "int", "float", "bool", "none" or "other"
+    kind: ArgKind
     value: Any = None  # scalars: the value; "other": its repr
     dtype: str | None = None
     shape: list[int] | None = None
@@ -232,7 +249,7 @@ class ArgSpec(Record):
     offset: int = 0  # storage offset, in elements
     storage: int = 0  # elements of the underlying storage
     device: str | None = None
-    fill: str = "random"  # "random", "zeros" or "values"
+    fill: Fill = "random"
     values: str | None = None  # base64 of the storage's raw bytes, when fill == "values" (kept from the run)
 
 
@@ -291,14 +308,14 @@ class Kernel(Record):
     fragment: list[str] = field(default_factory=list)  # the graph fragment: a list of its lines, a node each
     locations: list[SourceLocation] = field(default_factory=list)
     locations_unknown: str = ""  # why this run's lines of the kernel are unknown (then ``locations`` is empty)
-    metadata_from: str = "none"  # "inductor" (live hooks), "comment" (output code), "none"
+    metadata_from: MetadataFrom = "none"
     path: str | None = None  # Inductor's "kernel path" comment
     kernel_type: str | None = None  # pointwise, reduction, persistent_reduction, template, ...
     triton_meta: dict[str, Any] | None = None
     inductor_meta: dict[str, Any] | None = None
     arg_types: list[str] | None = None  # C++ kernels: the pybinding argument types
     timing: KernelTiming | None = None
-    # deep inspection (issue 12)
+    # deep inspection
     ir: KernelIR | None = None
     repro: ReproRecord | None = None
 
@@ -342,7 +359,7 @@ class Kernel(Record):
         return kernel_script(self)
 
 
-# ranks (issue 14): a torch.distributed collective among call()'s launches
+# ranks: a torch.distributed collective among call()'s launches
 @dataclass
 class Collective(Record):
     """A collective that ``call()`` runs (``torch.ops._c10d_functional.*``): what it moves, over which group,
@@ -362,7 +379,7 @@ class Collective(Record):
     wait_ms: float | None = None  # wait_tensor: how long the stream (GPU) or the thread (CPU) stood waiting
 
 
-# hardware counters (issue 22): what Nsight Compute measured of a launch
+# hardware counters: what Nsight Compute measured of a launch
 @dataclass
 class StallShare(Record):
     """A warp-stall reason and its share of the launch's stalls (0 to 1)."""
@@ -429,9 +446,9 @@ class Launch(Record):
     line: int = 0  # 1-based line in the graph's output code
     text: str = ""
     timing: LaunchTiming | None = None
-    collective: Collective | None = None  # ranks (issue 14): set where the launch is a collective
-    grid: list[int] | None = None  # deep inspection (issue 12): the launch's grid, recorded while timing
-    counters: LaunchCounters | None = None  # hardware counters (issue 22), from cap.counters()
+    collective: Collective | None = None  # ranks: set where the launch is a collective
+    grid: list[int] | None = None  # deep inspection: the launch's grid, recorded while timing
+    counters: LaunchCounters | None = None  # hardware counters, from cap.counters()
 
     @property
     def name(self) -> str:
@@ -443,7 +460,7 @@ class BufferEvent(Record):
     """A buffer allocation, reuse, view or free in ``call()``."""
 
     step: int
-    kind: str  # "alloc", "reuse", "free"
+    kind: BufferKind
     buffer: str
     source: str | None = None  # reuse: the buffer whose memory is taken over
     dtype: str | None = None
@@ -466,7 +483,7 @@ class TensorSpec(Record):
     recorded: bool = False  # shape/stride/dtype/device read from the real tensor when the graph ran
     values: str | None = None  # base64 of the raw bytes of a small integer/bool tensor kept from the run
     scalar: int | float | bool | None = None  # a non-tensor input's value (a symbolic size), kept from the run
-    symbols: list[str] | None = None  # why (issue 37): the code's size where it is symbolic (["s0", "64"]), kept
+    symbols: list[str] | None = None  # why: the code's size where it is symbolic (["s0", "64"]), kept
     #                                   where the recorded shape took its place
 
 
@@ -478,23 +495,23 @@ class DevicePeaks(Record):
     dram_gb_per_s: float | None = None
     tflops: dict[str, float] = field(default_factory=dict)  # dtype name ("bfloat16", "tf32", ...) -> dense peak
     source: str = ""  # e.g. "datasheet: NVIDIA H100 SXM5 80GB", "measured by kernelviz.calibrate()", "given"
-    device_type: str = "cuda"  # the torch device type they are of: "cuda" (a GPU's) or "cpu" (measured once per machine)
+    device_type: str = "cuda"  # the device type they are of: "cuda" (a GPU's) or "cpu" (measured once per machine)
 
 
 @dataclass
 class DynamoEvent(Record):
     """Something dynamo did that shaped the graphs: a graph break, a recompile or a skipped frame."""
 
-    kind: str  # "graph_break", "recompile", "skip"
+    kind: DynamoKind
     reason: str  # dynamo's own words
     file: str | None = None
     line: int | None = None
     function: str = ""
     code: str = ""  # the user's source line, where known
     cell: int | None = None  # the notebook cell's execution count where ``file`` is a cell (see SourceLocation)
-    # why (issue 37): a recompile's cost and what changed; a break in library code, the user's line that led there
+    # why: a recompile's cost and what changed; a break in library code, the user's line that led there
     compile_s: float | None = None  # the frame's compile (dynamo and Inductor) that this recompile cost
-    guard: str = ""  # the failed guard's kind: "size", "number", "type", "dtype", "other"
+    guard: GuardKind = ""  # the failed guard's kind ("" where none failed)
     change: str = ""  # what changed in plain words, e.g. "x.size(0): 8 -> 16", "n: int 2 -> float 3.5"
     caller: SourceLocation | None = None  # the user's frame that led into the library code at file:line
 
@@ -502,7 +519,7 @@ class DynamoEvent(Record):
         return where(self.file, self.line, self.cell)
 
 
-# advice (issue 23): Inductor's fusion decisions, the graph as it runs, findings
+# advice: Inductor's fusion decisions, the graph as it runs, findings
 @dataclass
 class FusionDecision(Record):
     """One decision of Inductor's scheduler while it compiled the graph: two scheduler nodes fused or not, and
@@ -522,7 +539,7 @@ class TuneCandidate(Record):
     """One candidate an autotuning benchmarked (or could not)."""
 
     name: str  # "triton_mm_13", "mm" (the extern call), "cpp_CppMicroGemmFP32Vec_0", a config "XBLOCK=64, num_warps=4"
-    backend: str = ""  # "extern", "triton", "cpp", "config" (a Triton kernel's launch configuration)
+    backend: str = ""  # as Inductor names it ("extern", "triton", "cpp"...); "config": a Triton launch configuration
     ms: float | None = None  # its benchmarked time (None where it failed)
     error: str | None = None  # why it was not timed, in the tuner's words (e.g. out of shared memory)
     detail: str = ""  # its parameters where the name does not say them (BLOCK_M=64, num_stages=3, ...)
@@ -532,7 +549,7 @@ class TuneCandidate(Record):
 class Tuning(Record):
     """One autotuned choice: the candidates benchmarked for it and the one taken (the fastest)."""
 
-    kind: str  # "template" (max-autotune: templates against the extern call), "configs" (a generated Triton
+    kind: TuningKind  # "template" (max-autotune: templates against the extern call), "configs" (a generated Triton
     #            kernel's configs), "coordinate-descent" (Inductor's steps from the best config), "user" (a
     #            user's @triton.autotune kernel)
     op: str  # what was tuned: "mm", "bmm", "convolution", a kernel's name
@@ -548,7 +565,7 @@ class Tuning(Record):
 class CudaGraphEvent(Record):
     """What reduce-overhead did with a graph: recorded it as a CUDA graph, recorded it again, or skipped it."""
 
-    kind: str  # "record", "re-record", "skip"
+    kind: CudaGraphKind
     reason: str = ""  # skip: Inductor's words ("mutated inputs (1 instances)"); re-record: its cause; record:
     #                   which partition of the graph ("partition 2"), where it has several
     location: SourceLocation | None = None  # skip: the user's line Inductor names
@@ -560,7 +577,7 @@ class AsRun(Record):
     """A graph's ``call()`` as it runs without kernelviz's instruments: its plain time, the CPU time of
     launching it, and (on a GPU, for a graph not already in CUDA-graph mode) its time as a CUDA-graph replay."""
 
-    unit: str  # "gpu" (CUDA events) or "cpu" (wall clock)
+    unit: Clock
     plain_ms: float  # median of runs of the un-instrumented call(), each after an L2 flush on a GPU
     runs: int = 0
     spread: float | None = None  # (p75 - p25) / median of those runs
@@ -576,8 +593,7 @@ class Advice(Record):
     """A finding: what a rule saw in the capture, the launches it concerns, the time at stake and how that
     time was computed, what was measured, and what to try."""
 
-    rule: str  # "launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
-    #            "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"
+    rule: Rule
     graph: str | None  # the graph's id (None for dynamo's events, which belong to no graph)
     launches: list[int] = field(default_factory=list)  # indices in the graph's launches
     ms: float | None = None  # the time at stake (None where nothing measured gives one)
@@ -586,7 +602,7 @@ class Advice(Record):
     how: str = ""  # how ms was computed, from which measured figures
 
 
-# AOTInductor (issue 33): what a .pt2 package holds beside its graph
+# AOTInductor: what a .pt2 package holds beside its graph
 @dataclass
 class PackageConstant(Record):
     """A weight or buffer the package carries (its values are not kept: only what it is)."""
@@ -625,7 +641,7 @@ class Graph(Record):
     """One compiled graph: its output code, kernels, and the launches of ``call()``."""
 
     id: str  # Inductor's AOT id, e.g. "0_forward", or a name given on load
-    kind: str  # "forward", "backward", "inference", or "unknown"
+    kind: GraphKind
     device: str  # "cuda", "cpu", ...
     code: str
     kernels: list[Kernel] = field(default_factory=list)
@@ -634,31 +650,31 @@ class Graph(Record):
     inputs: list[TensorSpec] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     call_span: list[int] | None = None  # first and last line (1-based) of call() in the code (C++: the entry function)
-    wrapper: str = "python"  # "python" (call()) or "cpp" (cpp_wrapper, AOTInductor: a C++ wrapper in the code)
+    wrapper: Wrapper = "python"  # "cpp": cpp_wrapper, AOTInductor (a C++ wrapper in the code)
     calls: int = 0  # times call() ran during the capture
     compile_s: float | None = None
-    cache: str | None = None  # "compiled" (in this capture), "fx_cache_hit", "reused" (compiled earlier), or None
+    cache: Cache | None = None  # "reused": compiled before the capture; None where unknown
     thread: str | None = None  # name of the thread that ran it, where the capture saw it
     gpu_busy_ms: float | None = None  # end-to-end CUDA-event time of call(), once timed
     gap_ms: float | None = None  # GPU busy time not covered by launches (idle between kernels, launch overhead)
     cudagraph_ms: float | None = None  # call() as a CUDA-graph replay, as reduce-overhead runs it
     timed_on: str | None = None  # "user tensors" or "recreated inputs", once timed
-    # timing you can trust (issue 9)
+    # timing you can trust
     made_up_values: list[str] = field(default_factory=list)  # integer/bool inputs recreated without their values
     bench_s: float | None = None  # wall-clock seconds spent timing this graph
-    # panel (issue 10): the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
+    # panel: the user's line that ran the graph (e.g. ``y = model(x)``), where no FX trace names one
     caller: SourceLocation | None = None
     warnings: list[str] = field(default_factory=list)
-    repro: ReproRecord | None = None  # deep inspection (issue 12): call()'s inputs and outputs, recorded while timing
-    fusions: list[FusionDecision] = field(default_factory=list)  # advice (issue 23): Inductor's fusion decisions
-    tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): what was autotuned for this graph
-    cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why (issue 37): reduce-overhead's records/skips
-    cudagraph_replays: int = 0  # why (issue 37): times it ran as a CUDA-graph replay in the capture
+    repro: ReproRecord | None = None  # deep inspection: call()'s inputs and outputs, recorded while timing
+    fusions: list[FusionDecision] = field(default_factory=list)  # advice: Inductor's fusion decisions
+    tunings: list[Tuning] = field(default_factory=list)  # why: what was autotuned for this graph
+    cudagraphs: list[CudaGraphEvent] = field(default_factory=list)  # why: reduce-overhead's records/skips
+    cudagraph_replays: int = 0  # why: times it ran as a CUDA-graph replay in the capture
     # call()'s wall time in the captured block itself (the fastest of its warm calls): on a GPU, the CPU's time to
     # launch it as the user's step runs it (a loop of call() alone, as_run, runs warmer)
     in_step_ms: float | None = None
-    as_run: AsRun | None = None  # advice (issue 23): call() without instruments, once timed
-    package: Package | None = None  # AOTInductor (issue 33): the .pt2 package it was read from
+    as_run: AsRun | None = None  # advice: call() without instruments, once timed
+    package: Package | None = None  # AOTInductor: the .pt2 package it was read from
 
     def kernel(self, name: str) -> Kernel:
         for k in self.kernels:
@@ -674,7 +690,7 @@ class Graph(Record):
         return graph_script(self)
 
 
-# ranks (issue 14): how one rank spent the captured block
+# ranks: how one rank spent the captured block
 @dataclass
 class StepCollective(Record):
     """The communication of a captured block, by operation (e.g. DDP's bucket all-reduces)."""
@@ -691,7 +707,7 @@ class StepSplit(Record):
     parts do not overlap and add up to ``window_ms``: on a GPU, the device from its first activity in the
     block to its last; on the CPU, the block's wall time over every thread."""
 
-    unit: str  # "gpu" or "cpu"
+    unit: Clock
     window_ms: float
     compute_ms: float  # computing, no communication at the same time
     comm_ms: float  # communicating with nothing else to do: exposed communication
@@ -728,9 +744,9 @@ class Document(Record):
 
     def to_json(self, indent: int | None = None) -> str:
         """The document as JSON text (what :meth:`from_json` reads back)."""
-        from .codec import dumps
+        from .codec import document_json
 
-        return dumps(self._settled(), indent)
+        return document_json(self._settled(), indent)
 
     def wait_stages(self) -> Document:
         """This document, once Triton's stages still read in the background are in it (see :class:`Capture`)."""
@@ -752,16 +768,16 @@ class Capture(Document):
     peaks: DevicePeaks | None = None
     warnings: list[str] = field(default_factory=list)
     dynamo: list[DynamoEvent] = field(default_factory=list)
-    # ranks (issue 14): where the capture sits in a torch.distributed job (all None outside one)
+    # ranks: where the capture sits in a torch.distributed job (all None outside one)
     rank: int | None = None
     world_size: int | None = None
     host: str | None = None
     device: str | None = None  # "cuda:1", "cpu"
     backend: str | None = None  # the default group's backend: "nccl", "gloo"
     step: StepSplit | None = None  # the captured block profiled (capture(profile=True))
-    findings: list[Advice] = field(default_factory=list)  # advice (issue 23): what advice() found last
-    tunings: list[Tuning] = field(default_factory=list)  # why (issue 37): tunings outside compiled graphs (user's)
-    cudagraph_pool_bytes: int | None = None  # why (issue 37): memory of reduce-overhead's CUDA-graph pool at the end
+    findings: list[Advice] = field(default_factory=list)  # advice: what advice() found last
+    tunings: list[Tuning] = field(default_factory=list)  # why: tunings outside compiled graphs (user's)
+    cudagraph_pool_bytes: int | None = None  # why: memory of reduce-overhead's CUDA-graph pool at the end
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -832,15 +848,15 @@ class Capture(Document):
 
     def _ipython_display_(self) -> None:
         """IPython's display: the live panel at once, the saved parts (payload, HTML, text) in the same output once
-        the stages are in (:func:`kernelviz.views.display.show`)."""
-        from .views.display import show
+        the stages are in (:func:`kernelviz.notebook.display.show`)."""
+        from .notebook.display import show
 
         show(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The display for other front ends: the live panel, the saved payload, the HTML report and the text
         summary, once the stages are in."""
-        from .views.display import mimebundle
+        from .notebook.display import mimebundle
 
         return mimebundle(self._settled())
 
@@ -890,7 +906,7 @@ class Capture(Document):
         return save(self, path)
 
 
-# ranks (issue 14): a job's captures side by side, one per rank (kernelviz.load("runs/step"))
+# ranks: a job's captures side by side, one per rank (kernelviz.load("runs/step"))
 RANKS_FORMAT = "kernelviz-ranks"
 
 
@@ -990,7 +1006,7 @@ class Ranks(Document):
         return page(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .views.ranks_display import mimebundle
+        from .notebook.ranks_display import mimebundle
 
         return mimebundle(self)
 

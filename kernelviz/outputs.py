@@ -138,7 +138,7 @@ def _identities(inputs: list[str | Path], start: Path) -> dict[tuple | Path, str
     """(device, inode) of every file the inputs name (a folder's output code, a job's rank files): how the
     command's own inputs are told apart from what it may write, under any name; and each input's own path
     (the prefix of a job's rank files names no file, but a file there would hide them)."""
-    from .parse import files_read
+    from .loading import files_read
 
     found: dict[tuple | Path, str] = {Path(os.path.realpath(Path(start, given))): f"the input {given}"
                                       for given in inputs}

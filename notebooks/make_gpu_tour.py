@@ -57,7 +57,7 @@ CELLS = [
 
 def run(out: Path) -> None:
     from kernelviz import Capture
-    from kernelviz.views.display import static_bundle
+    from kernelviz.notebook.display import static_bundle
 
     namespace: dict = {}
     outputs = []

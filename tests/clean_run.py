@@ -52,7 +52,7 @@ def main(out: str, device: str = "cpu") -> None:
     assert "<table" in html
     bundle = cap._repr_mimebundle_()
     assert kernelviz.MIME_TYPE in bundle and "text/html" in bundle
-    from kernelviz.views.display import widget_bundle
+    from kernelviz.notebook.display import widget_bundle
 
     widget_bundle(cap)
     print("ok: to_html(), the notebook bundle and the widget")

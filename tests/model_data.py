@@ -38,6 +38,8 @@ def sample(tp, seen: set[type], extra=lambda cls: {}):
                 for name, hint in codec.field_types(tp).items()}
         return {**data, **extra(tp)}
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return args[-1]
     if origin in (typing.Union, types.UnionType):
         return sample(next(a for a in args if a is not type(None)), seen, extra)
     if origin is list:

@@ -1,4 +1,4 @@
-"""AOTInductor packages on the CPU (issue 33): a package built here (torch.export + aoti_compile_and_package) inside
+"""AOTInductor packages on the CPU: a package built here (torch.export + aoti_compile_and_package) inside
 a capture, loaded with kernelviz.load, shown (text, HTML, notebook payload), timed by running it, and diffed against
 the JIT capture of the same model; bad packages give one line."""
 

@@ -1,4 +1,4 @@
-"""AOTInductor on CUDA (issue 33, run on the GPU machine): a small transformer block built into a package inside a
+"""AOTInductor on CUDA (run on the GPU machine): a small transformer block built into a package inside a
 capture, loaded, shown, diffed against its JIT capture, timed by running it in the timing process (each generated
 kernel's in-graph time joined by name, busy, gap, as-run) and diffed again with both sides' times. Where torch's own
 package loader faults in the timing process (torch 2.11 on an H200 did), the test checks that this process went on

@@ -1,4 +1,4 @@
-"""Every public function given the wrong kind of argument raises one line that says what to pass (issue 38)."""
+"""Every public function given the wrong kind of argument raises one line that says what to pass."""
 
 import pytest
 

@@ -124,7 +124,7 @@ def test_a_line_break_in_a_quoted_value_stays_on_the_line():
     with pytest.raises(kernelviz.CaptureError) as info:
         Capture.from_json(_edited(_set(["graphs", 0, "kernels", 0, "timing"], {"unit": "a\nb", "config": {"x\ny": 1},
                                                                                 "num_regs": "1\n2"})))
-    message = "graphs[0].kernels[0].timing.num_regs: expected an integer or null, got the string '1\\n2'"
+    message = "graphs[0].kernels[0].timing.unit: expected one of \"gpu\", \"cpu\", got the string 'a\\nb'"
     assert str(info.value) == message
 
 

@@ -106,7 +106,7 @@ def test_magic_bench_flag(tmp_path):
 
 def test_time_kernels_button_times_and_refreshes_the_panel():
     pytest.importorskip("anywidget")
-    from kernelviz.views.widget import CaptureWidget
+    from kernelviz.notebook.widget import CaptureWidget
 
     with kernelviz.capture() as cap:
         torch.compile(zoo.pointwise)(torch.randn(256))

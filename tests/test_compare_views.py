@@ -10,7 +10,7 @@ import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, parse_html
 from kernelviz.compare import Diff
-from kernelviz.views.diff_display import payload
+from kernelviz.notebook.diff_display import payload
 from kernelviz.views.diff_source import line_runs, source_diff, unified
 from kernelviz.views.diff_text import summary
 

@@ -112,7 +112,7 @@ def test_measured_throughput_says_what_bounds_a_launch_and_the_advice_follows():
 def test_the_panels_measure_counters_button_answers_with_the_line_that_says_why(gpu_claimed):
     """The live widget's "counters" message (the panel's Measure counters button) runs cap.counters() and,
     where nothing could be measured, sends the panel the one line that says why, its progress cleared."""
-    from kernelviz.views.widget import CaptureWidget
+    from kernelviz.notebook.widget import CaptureWidget
 
     cap = kernelviz.load(TIMED)
     before = cap.to_json()

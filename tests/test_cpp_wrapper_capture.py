@@ -9,7 +9,7 @@ import torch
 
 import kernelviz
 from kernelviz.advice.graphs import graph_findings, wrapper_twins
-from kernelviz.views.names import aten_op
+from kernelviz.names import aten_op
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -16,7 +16,7 @@ from test_cpp_wrapper_capture import Block, _aten, _launches, _step
 import kernelviz
 import zoo
 from kernelviz.advice.graphs import ms_text
-from kernelviz.views.names import aten_op
+from kernelviz.names import aten_op
 
 pytestmark = [pytest.mark.gpu, pytest.mark.filterwarnings("ignore::UserWarning")]
 

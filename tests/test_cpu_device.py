@@ -2,7 +2,6 @@
 in a child process, cached and reused; % of roof, bound and the roofline filled; each C++ kernel's assembly in the
 compiled tab, line-linked to its C++, with its instruction set and vectorized loops."""
 
-import json
 import os
 import re
 import socket
@@ -10,8 +9,8 @@ import types
 
 import pytest
 import torch
+from test_panel_widths import _look, _page, _site
 
-import kernelviz
 from browser import chromium_page, needs_browser, serve
 from kernelviz.bench import cpupeaks, roofline
 from kernelviz.children import cache_folder
@@ -21,7 +20,6 @@ from kernelviz.model import LaunchTiming
 from kernelviz.views.charts import roofline_svg
 from kernelviz.views.payload import payload
 from kernelviz.views.rules import peaks_known, roof
-from test_panel_widths import _look, _page, _site
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import json
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES
-from kernelviz.views.hip import hipify
+from kernelviz.ir.hip import hipify
 from kernelviz.views.payload import payload
 
 DEEP = FIXTURES / "deep"

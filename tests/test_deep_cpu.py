@@ -17,12 +17,12 @@ import kernelviz
 import zoo
 from conftest import FIXTURES
 from kernelviz.ir import kernel_ir, stages
+from kernelviz.ir.hip import hip_view, hipify, text_diff
 from kernelviz.ir.lines import links, stage_positions
 from kernelviz.jiterator import _Recorder, jiterator_graph, note_call, recording
 from kernelviz.repro import ReproError
 from kernelviz.repro.record import expect
 from kernelviz.views import html as views_html
-from kernelviz.views.hip import hip_view, hipify, text_diff
 from kernelviz.views.html import report
 from kernelviz.views.payload import decode, kernel_view, payload
 
@@ -250,7 +250,7 @@ def test_hip_view_of_a_cuda_cpp_wrapper():
 
 def test_live_widget_sends_stages_repro_and_hip_when_asked():
     pytest.importorskip("anywidget")
-    from kernelviz.views.widget import CaptureWidget
+    from kernelviz.notebook.widget import CaptureWidget
 
     cap = kernelviz.Capture.from_json((DEEP / "h100_capture.json").read_text())
     widget = CaptureWidget(cap)

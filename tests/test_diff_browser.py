@@ -15,10 +15,10 @@ from test_compare_pairs import load, pair
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES
-from kernelviz.views.diff_display import payload
+from kernelviz.names import short_name
+from kernelviz.notebook.diff_display import payload
 from kernelviz.views.diff_html import page as diff_page
 from kernelviz.views.diff_text import summary
-from kernelviz.views.names import short_name
 
 SHOTS = Path(__file__).resolve().parents[1] / "out"
 PAIRS = FIXTURES / "pairs-h100-torch2.11"

@@ -15,8 +15,8 @@ import kernelviz
 from conftest import FIXTURES, fill_timings, reordered
 from kernelviz.__main__ import main
 from kernelviz.model import Capture, CaptureError, Ranks
+from kernelviz.notebook.diff_display import payload
 from kernelviz.ranks import load_ranks
-from kernelviz.views.diff_display import payload
 from kernelviz.views.diff_text import summary, value
 
 CPU, CUDA = FIXTURES / "cpu-torch2.13", FIXTURES / "cuda-h100-torch2.11"
@@ -137,7 +137,7 @@ def test_the_cli_diffs_two_jobs_by_their_prefixes(tmp_path, capsys):
 
 
 def test_the_magic_diffs_a_cell_against_a_job_held_in_a_variable(tmp_path, monkeypatch, capsys):
-    from kernelviz.views import diff_display
+    from kernelviz.notebook import diff_display
 
     shown = []
     monkeypatch.setattr(diff_display, "show", shown.append)

@@ -1,4 +1,4 @@
-"""A capture ends before its background work (issue 36): the stages' texts and the repro scripts' expected outputs
+"""A capture ends before its background work: the stages' texts and the repro scripts' expected outputs
 arrive after the exit, land in the capture, match, and are never lost by a save made before they land; the timing
 work runs in one timing process at a time, which ends itself when idle."""
 

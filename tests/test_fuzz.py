@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 import kernelviz  # noqa: E402
 from conftest import ALL_FIXTURES, FIXTURES  # noqa: E402
 from kernelviz.model import Capture  # noqa: E402
-from kernelviz.views.display import static_bundle  # noqa: E402
+from kernelviz.notebook.display import static_bundle  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle, payload  # noqa: E402
 from kernelviz.views.text import summary  # noqa: E402
 

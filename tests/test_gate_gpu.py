@@ -1,4 +1,4 @@
-"""The gate on a GPU (issue 34): pairs of captures of the unchanged step pass, the planted slowdown of one kernel
+"""The gate on a GPU: pairs of captures of the unchanged step pass, the planted slowdown of one kernel
 fails naming it (tests/gate_steps.py). Run on the GPU machine:
 
     PYTHONPATH=$PWD python -m pytest -q -m gpu tests/test_gate_gpu.py

@@ -13,7 +13,7 @@ import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings, parse_html
 from kernelviz.model import Capture, DynamoEvent, Graph, Kernel, SourceLocation
-from kernelviz.views.display import static_bundle
+from kernelviz.notebook.display import static_bundle
 from kernelviz.views.html import report
 from kernelviz.views.payload import capture_from_bundle, saved
 
@@ -29,11 +29,14 @@ def evil(tag: str) -> str:
 
 
 def _poison(obj, path: str, fields: dict[str, str]) -> None:
-    """Every str field of a model object (and str items of its lists and dicts) becomes ``evil(path)``."""
+    """Every str field of a model object (and str items of its lists and dicts) becomes ``evil(path)``, but for
+    the vocabularies (``Literal`` fields: the reader takes only their values)."""
     hints = typing.get_type_hints(type(obj))
     for f in dataclasses.fields(obj):
         value, where = getattr(obj, f.name), f"{path}.{f.name}"
-        if isinstance(value, str) and f.name != "kernel_name":
+        vocabulary = typing.Literal in {typing.get_origin(t) for t in (hints.get(f.name), *typing.get_args(
+            hints.get(f.name)))}
+        if isinstance(value, str) and f.name != "kernel_name" and not vocabulary:
             fields[where] = evil(where)
             whole_text = isinstance(obj, (Graph, Kernel)) and f.name in ("code", "source")  # keep it code, add a line
             setattr(obj, f.name, value + f"\n# {evil(where)}\n" if whole_text else evil(where))
@@ -93,14 +96,12 @@ def _check_inert(markup: str) -> str:
 SHOWN = ["cap.graphs[0].id", "cap.graphs[0].kernels[0].name", "cap.graphs[0].launches[0].source_nodes[0]",
          "cap.graphs[0].kernels[0].fragment[0]", "fragment target", "cap.graphs[0].kernels[0].locations[0].file",
          "cap.graphs[0].kernels[0].locations[0].code", "cap.graphs[0].warnings[0]", "cap.warnings[0]",
-         "cap.graphs[0].launches[0].original_aten[0]", "cap.graphs[1].kernels[0].name", "cap.graphs[0].kind",
-         "cap.graphs[0].device"]
+         "cap.graphs[0].launches[0].original_aten[0]", "cap.graphs[1].kernels[0].name", "cap.graphs[0].device"]
 
 
 # What a notebook's summary (its text/html part) shows of them: no kernel sections (the panel shows those)
 SUMMARY_SHOWN = ["cap.graphs[0].id", "cap.graphs[0].launches[0].source_nodes[0]", "cap.graphs[0].warnings[0]",
-                 "cap.warnings[0]", "cap.graphs[0].launches[0].original_aten[0]", "cap.graphs[0].kind",
-                 "cap.graphs[0].device"]
+                 "cap.warnings[0]", "cap.graphs[0].launches[0].original_aten[0]", "cap.graphs[0].device"]
 
 
 @pytest.mark.parametrize("summary", [False, True])

@@ -16,7 +16,7 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("jupyterlab")
 import kernelviz  # noqa: E402
 from jupyterlab_support import api, jupyterlab, readme_lab  # noqa: E402
-from kernelviz.views.panel_code import STATIC  # noqa: E402
+from kernelviz.notebook.panel_code import STATIC  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle  # noqa: E402
 
 pytestmark = needs_browser
@@ -40,7 +40,7 @@ def _saved_notebook(path: Path) -> None:
 
 def _big_notebook(path: Path, kernels: int = 200) -> int:
     """A saved notebook with a capture of at least ``kernels`` kernels (real H100 fixtures, repeated)."""
-    from kernelviz.views.display import static_bundle
+    from kernelviz.notebook.display import static_bundle
 
     cap = big_capture(kernels)
     cell = nbformat.v4.new_code_cell("cap", outputs=[nbformat.v4.new_output(
@@ -103,7 +103,7 @@ def _timed_notebook(path: Path) -> None:
     import kernelviz
     from conftest import FIXTURES, fill_timings
     from kernelviz.model import DynamoEvent
-    from kernelviz.views.display import static_bundle
+    from kernelviz.notebook.display import static_bundle
 
     cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"))
     cap.device_name, cap.torch_version, cap.triton_version = "NVIDIA H100 80GB HBM3", "2.11.0+cu130", "3.6.0"

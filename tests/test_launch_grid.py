@@ -10,7 +10,7 @@ import pytest
 
 import kernelviz
 from conftest import FIXTURES
-from kernelviz.bench.grid import launch_grid
+from kernelviz.calls import launch_grid
 
 H100 = FIXTURES / "cuda-h100-torch2.11"
 

@@ -1,9 +1,13 @@
-"""Each layer imports only below it: no import circle among kernelviz's modules, lazy imports inside functions
-included. The one way up is a door: a method declared on a model class (``Capture.bench``, ``Capture.to_html``...)
-that imports the module doing the work when called. The model imports nothing of kernelviz's at import time."""
+"""Each layer imports only below it: no import circle among kernelviz's modules, nor among its packages (a
+subpackage, or a module at the top), lazy imports inside functions included. The one way up is a door: a method
+declared on a model class (``Capture.bench``, ``Capture.to_html``...) that imports the module doing the work when
+called. The model imports nothing of kernelviz's at import time.
+
+``python tests/test_layers.py`` prints who imports whom by package."""
 
 import ast
 import graphlib
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kernelviz"
@@ -53,6 +57,17 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str,
     return found
 
 
+def _external(path: Path) -> set[str]:
+    """The top-level names of what ``path`` imports from outside kernelviz, at any depth."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add((node.module or "").split(".")[0])
+    return found - {"kernelviz"}
+
+
 def _graph(keep) -> dict[str, set[str]]:
     modules = _modules()
     return {name: {t for t, how in _imports(name, path, modules) if keep(name, how)} for name, path in modules.items()}
@@ -68,6 +83,64 @@ def test_no_import_circle_and_the_model_imports_nothing_above_it():
     without_doors = _graph(lambda name, how: how in ("eager", "lazy") or (
         how == "door" and name not in DOCUMENT_MODULES))
     graphlib.TopologicalSorter(without_doors).prepare()
+
+
+def package(module: str) -> str:
+    """``kernelviz.views.html`` -> ``views``; a module at the top is its own: ``kernelviz.model`` -> ``model``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "kernelviz"
+
+
+def package_imports() -> dict[str, dict[str, set[str]]]:
+    """Who imports whom by package: {importer: {imported: the modules' imports that make the edge}}, counting
+    imports at import time and inside functions, but not the model's doors nor imports for type checkers."""
+    modules = _modules()
+    found: dict[str, dict[str, set[str]]] = {package(name): {} for name in modules}
+    for name, path in modules.items():
+        for target, how in _imports(name, path, modules):
+            if how == "typing" or (how == "door" and name in DOCUMENT_MODULES) or package(target) == package(name):
+                continue
+            found[package(name)].setdefault(package(target), set()).add(f"{name} -> {target}")
+    return found
+
+
+def test_no_package_circle_counting_function_level_imports():
+    """Package by package, lazy imports included, the model's doors aside: the packages form layers (a circle
+    fails naming its packages and the imports that close it)."""
+    edges = package_imports()
+    assert edges["views"].keys() >= {"model", "names", "units"} and "views" in edges["notebook"]
+    try:
+        graphlib.TopologicalSorter({a: set(b) for a, b in edges.items()}).prepare()
+    except graphlib.CycleError as exc:
+        circle = exc.args[1]
+        raise AssertionError("a circle of packages: " + "; ".join(
+            f"{a} -> {b} ({', '.join(sorted(edges[a][b]))})" for a, b in zip(circle, circle[1:]))) from None
+
+
+def table() -> str:
+    """Who imports whom by package, a line per package (what ``docs/layout.md`` shows)."""
+    edges = package_imports()
+    width = max(map(len, edges))
+    return "\n".join(f"{a:<{width}}  -> {', '.join(sorted(edges[a])) or '-'}" for a in sorted(edges))
+
+
+def test_the_layout_doc_shows_who_imports_whom_as_the_code_does():
+    doc = (PACKAGE.parent / "docs" / "layout.md").read_text()
+    shown = doc.split("## Who imports whom", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert shown == table(), "docs/layout.md: paste what `python tests/test_layers.py` prints"
+
+
+def test_views_are_pure_renderers():
+    """``kernelviz.views`` renders the model: no torch, IPython or widgets inside (the notebook package shows
+    them), and it runs nothing: no timing, counters, recording or conductor."""
+    modules = _modules()
+    for name, path in modules.items():
+        if package(name) != "views":
+            continue
+        assert not _external(path) & {"torch", "triton", "IPython", "ipywidgets", "anywidget", "traitlets"}, name
+        above = {package(t) for t, _ in _imports(name, path, modules)} & {
+            "bench", "counters", "recorder", "conductor", "notebook"}
+        assert not above, (name, above)
 
 
 def test_the_models_only_way_up_is_its_doors():
@@ -102,3 +175,11 @@ def test_the_model_classes_declare_what_users_call():
             assert owner.__module__ in DOCUMENT_MODULES, (cls.__name__, method, owner)
             assert getattr(cls, method).__doc__ or method.startswith("_"), (cls.__name__, method)
     assert "Time every graph" in kernelviz.Capture.bench.__doc__
+
+
+if __name__ == "__main__":
+    print(table())
+    if "-v" in sys.argv:  # and the modules' imports behind each edge
+        for importer, imported in sorted(package_imports().items()):
+            for target, why in sorted(imported.items()):
+                print(f"  {importer} -> {target}: {'; '.join(sorted(why))}")

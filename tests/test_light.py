@@ -1,4 +1,4 @@
-"""What a user keeps of a real training step captured with timing and repros stays light (issue 36): the saved
+"""What a user keeps of a real training step captured with timing and repros stays light: the saved
 file within 2x the capture's output code (and lossless), the notebook output within 1.5x beyond the recorded values
 it must keep, the HTML report within 2x, ``repr`` a few lines."""
 
@@ -13,7 +13,7 @@ import torch
 
 import kernelviz
 from kernelviz.compressed import VALUES, Tail, base64_values, xz
-from kernelviz.views.display import static_bundle
+from kernelviz.notebook.display import static_bundle
 from kernelviz.views.payload import capture_from_bundle
 
 

@@ -123,7 +123,7 @@ def _umask():
 
 def test_the_first_display_leaves_the_hip_reading_to_its_tab_until_the_mapping_is_loaded(monkeypatch):
     """Loading torch's hipify mapping costs seconds: a display does not pay it for a tab that may not open."""
-    from kernelviz.views import hip
+    from kernelviz.ir import hip
     from kernelviz.views.payload import graph_view, payload
 
     cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")

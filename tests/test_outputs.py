@@ -1,4 +1,4 @@
-"""Where the command line writes (issue 38): every command's outputs aimed at each of its inputs (by name, by
+"""Where the command line writes: every command's outputs aimed at each of its inputs (by name, by
 another path, a hard link, a symbolic link), a link to a new file, a device node, a FIFO, a socket, a folder, a
 read-only folder and a path under a file; a capture kept when its write fails or a script wrote the file; a
 `run` ended by SIGTERM, a closed stderr or os._exit; the magic's --diff on a cell that raises; load()'s odd

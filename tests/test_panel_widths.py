@@ -17,7 +17,7 @@ import pytest
 import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
-from kernelviz.views.names import column_labels, label, name_forms, short_path
+from kernelviz.names import column_labels, label, name_forms, short_path
 from kernelviz.views.payload import payload, ranks_payload
 
 WIDTHS = (480, 568, 800, 1100)
@@ -174,7 +174,7 @@ def _deep_capture():
 
 @needs_browser
 def test_compiled_tab_wraps_stages_hides_line_info_and_hip_tab_fits(tmp_path):
-    from kernelviz.views.hip import hipify
+    from kernelviz.ir.hip import hipify
 
     hipify("")  # the mapping loaded in this process, so the page carries each graph's HIP reading
     cap = _deep_capture()

@@ -237,7 +237,7 @@ def test_cli_shows_a_jobs_ranks_and_writes_their_report(tmp_path, capsys):
 
 def test_the_live_panel_of_ranks_carries_them_and_is_not_timed_from_the_notebook(tmp_path):
     pytest.importorskip("anywidget")
-    from kernelviz.views.widget import RanksWidget
+    from kernelviz.notebook.widget import RanksWidget
 
     for each in _job(kernelviz.load(COLLECTIVES), 2):
         each.save(tmp_path / "step")

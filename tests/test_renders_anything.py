@@ -19,7 +19,7 @@ import kernelviz  # noqa: E402
 from conftest import FIXTURES, fill_timings  # noqa: E402
 from kernelviz.__main__ import main  # noqa: E402
 from kernelviz.model import Capture  # noqa: E402
-from kernelviz.views.display import static_bundle  # noqa: E402
+from kernelviz.notebook.display import static_bundle  # noqa: E402
 from kernelviz.views.payload import capture_from_bundle, payload  # noqa: E402
 from kernelviz.views.text import summary  # noqa: E402
 

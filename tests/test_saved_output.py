@@ -11,7 +11,7 @@ import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, fill_timings
 from kernelviz.compressed import split
-from kernelviz.views.display import static_bundle
+from kernelviz.notebook.display import static_bundle
 from kernelviz.views.html import TOP_LAUNCHES
 from kernelviz.views.payload import ENCODING, capture_from_bundle, decode, payload, saved
 

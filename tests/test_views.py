@@ -11,7 +11,7 @@ import kernelviz
 from browser import STATIC, chromium_page, needs_browser, panel_site, serve
 from conftest import ALL_FIXTURES, FIXTURES, big_capture, fill_timings, parse_html
 from kernelviz.model import Capture, DynamoEvent, Graph, SourceLocation
-from kernelviz.views.display import widget_bundle
+from kernelviz.notebook.display import widget_bundle
 from kernelviz.views.highlight import language, tokens
 from kernelviz.views.html import report
 from kernelviz.views.memory import timeline
@@ -98,7 +98,7 @@ def test_memory_timeline_never_negative_and_peak_is_reached():
 
 def test_widget_state_selection_and_lazy_tokens():
     pytest.importorskip("anywidget")
-    from kernelviz.views.widget import CaptureWidget
+    from kernelviz.notebook.widget import CaptureWidget
 
     cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "mlp_0.py")
     widget = CaptureWidget(cap)
@@ -129,7 +129,7 @@ def test_the_saved_and_the_live_payload_come_from_one_model_json_and_packing_lea
     """The display makes the live widget's payload from the saved one's JSON: it is what the widget makes on its
     own, and packing either one changes neither (kernel sources become spans only in the packed copy)."""
     pytest.importorskip("anywidget")
-    from kernelviz.views.widget import CaptureWidget
+    from kernelviz.notebook.widget import CaptureWidget
 
     cap = kernelviz.load(FIXTURES / "deep" / "h100_capture.json")  # compiled stages and repros in it
     data = payload(cap)
@@ -262,7 +262,7 @@ def test_rules_give_a_launchs_rate_and_roof():
 
 @pytest.mark.parametrize("peaks", [True, False])
 def test_view_annex_holds_each_launchs_rate_roof_and_name_forms(peaks):
-    from kernelviz.views.names import label
+    from kernelviz.names import label
     from kernelviz.views.rules import rate, roof
 
     cap = fill_timings(kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "resnet18_0.py"), peaks=peaks)

@@ -3,38 +3,11 @@ reduce-overhead skipped."""
 
 from __future__ import annotations
 
-from ..figures import positive, shown, valid
+from ..figures import positive
 from ..model import Advice, AsRun, FusionDecision, Graph, Launch
+from ..units import ms_text, size
 
 IDLE_SHARE = 0.25  # a graph whose device is idle for more than this share of its plain time is launch-bound
-
-
-def ms_text(ms: float) -> str:
-    if not valid(ms):
-        return shown(ms, "ms")
-    if ms >= 1000:
-        return f"{ms / 1e3:.3g} s"
-    return f"{ms * 1e3:.1f} µs" if ms < 0.1 else f"{ms:.3g} ms" if ms < 100 else f"{ms:.0f} ms"
-
-
-def ms_texts(*values: float | None) -> list[str | None]:
-    """``values`` in one unit, the one :func:`ms_text` gives the largest (a line of figures reads in one unit);
-    None stays None."""
-    top = max((v for v in values if v is not None and valid(v)), default=None)
-    if top is None:
-        return [None if v is None else ms_text(v) for v in values]
-    unit, scale = ("s", 1e-3) if top >= 1000 else ("µs", 1e3) if top < 0.1 else ("ms", 1.0)
-    return [None if v is None else shown(v, "ms") if not valid(v) else f"{v * scale:.3g} {unit}"
-            if v * scale >= 0.01 or v == 0 else f"<0.01 {unit}" for v in values]
-
-
-def byte_text(n: int) -> str:
-    if not valid(n):
-        return shown(n, "B")
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n} B"
 
 
 def waits_on_cpu(run: AsRun) -> bool:
@@ -249,13 +222,13 @@ def _refused_fusions(graph: Graph) -> list[Advice]:
             ms = 2 * d.bytes / (rate * 1e9) * 1e3
             if ms < MIN_SHARE * launched:
                 continue
-            how = (f"estimated from measured figures: the {byte_text(d.bytes)} between them written once and read "
-                   f"once (2 × {byte_text(d.bytes)}) at the graph's achieved {rate:.3g} GB/s (its timed launches' "
+            how = (f"estimated from measured figures: the {size(d.bytes)} between them written once and read "
+                   f"once (2 × {size(d.bytes)}) at the graph's achieved {rate:.3g} GB/s (its timed launches' "
                    "bytes over their in-graph time)")
         else:
             ms, how = None, "not estimated: the graph was not timed (no achieved bandwidth)"
         evidence = (f"Inductor: cannot fuse {_names(d.first)} with {_names(d.second)}: {d.reason}; "
-                    f"{byte_text(d.bytes)} go through memory from {k1} (launch {a.index}) to {k2} (launch {b.index})")
+                    f"{size(d.bytes)} go through memory from {k1} (launch {a.index}) to {k2} (launch {b.index})")
         found.append(Advice("refused-fusion", graph.id, [a.index, b.index], ms, evidence, _suggestion(d.reason), how))
     return found
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..figures import positive
 from ..model import Advice, DevicePeaks, Graph, Kernel, Launch
-from .graphs import byte_text, ms_text
+from ..units import ms_text, size
 
 BANDWIDTH_SHARE = 60.0  # % of the device's copy bandwidth below which a memory-bound launch is a finding
 LOW_OCCUPANCY = 0.5  # of the warps an SM holds, where registers or shared memory are the limit
@@ -86,10 +86,10 @@ def _memory_bound(graph: Graph, peaks: DevicePeaks | None) -> list[Advice]:
             continue
         found.append(Advice(
             "memory-bound", graph.id, [launch.index], ms,
-            f"{launch.name} moves {byte_text(t.bytes)} at {t.pct_peak_bw:.0f}% of the DRAM peak (L2-flushed "
+            f"{launch.name} moves {size(t.bytes)} at {t.pct_peak_bw:.0f}% of the DRAM peak (L2-flushed "
             f"{ms_text(t.flushed_ms)})",
             _MEMORY_HINT["extern" if launch.kernel_name is None else "generated"],
-            f"derived: in-graph {ms_text(t.in_graph_ms)} − {byte_text(t.bytes)} at the DRAM peak {dram:.0f} GB/s "
+            f"derived: in-graph {ms_text(t.in_graph_ms)} − {size(t.bytes)} at the DRAM peak {dram:.0f} GB/s "
             f"({ms_text(floor)}; {peaks.source or 'peak of unknown source'})"))
     return found
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from ..model import Capture, Graph
 from ..recorder.runs import GraphRun
@@ -31,12 +30,13 @@ _TIMING_WARNINGS = ("not timed", "timing:")
 
 
 def bench(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (),
-          options: BenchOptions = BenchOptions()) -> list[Graph]:
+          options: BenchOptions | None = None) -> list[Graph]:
     """Time every graph of ``capture`` (``runs``: their live sides, where they ran in this process); a graph that
     cannot be timed gets a warning saying why. Returns the graphs whose repro records were made (``repros``), whose
     expected outputs are still to be computed (:func:`kernelviz.repro.record.expect`)."""
     import torch
 
+    options = options if options is not None else BenchOptions()
     plans = plan(capture, runs)
     if options.peaks is None and capture.peaks is None and capture.graphs and all(
             g.device == "cpu" for g in capture.graphs):
@@ -53,7 +53,8 @@ def bench(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (),
             graph.warnings = [w for w in graph.warnings if not w.startswith(_TIMING_WARNINGS)]
             graph.bench_s = None
         _here(plans, capture, options, bar)
-        jobs = [isolation.Job(p.graph, p.inputs, p.args, _mutated(p)) for p in plans if p.where in ("worker", "package")]
+        jobs = [isolation.Job(p.graph, p.inputs, p.args, _mutated(p))
+                for p in plans if p.where in ("worker", "package")]
         if jobs:
             bar.step(f"timing {len(jobs)} graph(s) in the timing process")
             isolation.bench_in_worker(jobs, capture.peaks, options, progress=bar, worker=worker)

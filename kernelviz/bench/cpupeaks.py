@@ -138,7 +138,7 @@ def measure(threads: int) -> DevicePeaks:
     size = min(_MAX_COPY, max(_MIN_COPY, 2 * (llc or 0)))
     src = torch.ones(size, dtype=torch.uint8)
     dst = torch.empty_like(src)
-    copy_s, copies = _best_s(lambda: dst.copy_(src))
+    copy_s, copies = _best_s(lambda d=dst, s=src: d.copy_(s))
     del src, dst
     tflops, runs = {}, []
     for name in DTYPES:

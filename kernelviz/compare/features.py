@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Graph, Launch
-from ..views.names import aten_op
+from ..names import aten_op
 
 _NUMBER = re.compile(r"\d+")
 _NUMBERED = re.compile(r"\b\w*\d\w*\b")  # identifiers and literals with digits: buffers, counters, sizes

@@ -172,7 +172,7 @@ class Diff(Document):
         return page(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..views.diff_display import mimebundle
+        from ..notebook.diff_display import mimebundle
 
         return mimebundle(self)
 

@@ -62,7 +62,7 @@ def check_labels(labels: Any) -> list[str] | None:
 
 def _read(x: Any, side: str) -> Capture | Ranks:
     """One argument as a capture or a job's ranks (a path loaded)."""
-    from ..parse import load
+    from ..loading import load
 
     if isinstance(x, (Capture, Ranks)):
         return x

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ..codec import write_atomically
 from ..compare import label
+from ..loading import load
 from ..model import Capture, CaptureError
-from ..parse import load
 from . import check, parse_slower
 from .reports import junit, markdown
 

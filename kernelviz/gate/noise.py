@@ -16,6 +16,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .. import units
+
 Z = 3.0  # standard deviations of the difference a change must exceed
 D_RANGE = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704}  # expected range of n normal values / sigma
 D_IQR = 1.349  # the interquartile range of normal values / sigma (spreads of 8 values or more)
@@ -111,11 +113,7 @@ class Growth:
     def text(self) -> str:
         """``0.512 → 0.618 ms (+20.7%; threshold 5%, noise ±3.1% over 3 + 1 processes)``."""
         pct = 100 * self.delta / self.a.ms if self.a.ms else float("inf")
-        noise = f"±{100 * self.noise_ms / self.a.ms:.1f}%" if self.a.ms else f"±{self.noise_ms:.4g} ms"
+        noise = f"±{units.relative(self.noise_ms / self.a.ms)}" if self.a.ms else f"±{units.ms_sig(self.noise_ms)} ms"
         over = f"over {self.a.n} + {self.b.n} processes" if self.measured else "one process a side: assumed"
         bars = f"threshold {100 * self.slower:g}%, noise {noise} {over}"
-        return f"{ms(self.a.ms)} → {ms(self.b.ms)} ms ({pct:+.1f}%; {bars})"
-
-
-def ms(value: float) -> str:
-    return f"{value:.4g}"
+        return f"{units.ms_sig(self.a.ms)} → {units.ms_sig(self.b.ms)} ms ({units.change(pct)}; {bars})"

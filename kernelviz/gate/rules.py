@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from .. import units
 from ..advice.graphs import waits_on_cpu
 from ..compare import Diff
 from ..model import Capture, Graph, Kernel, Launch
-from ..views.names import label
-from .noise import ONE_PROCESS_SIGMA, Growth, Timed, ms as _ms
+from ..names import label
+from .noise import ONE_PROCESS_SIGMA, Growth, Timed
 from .repeat import processes
 from .verdict import Reason
 
@@ -105,7 +106,8 @@ def _times(d: Diff, graphs: dict[int, tuple[Growth, bool]], launches: list[_Grow
         if x.growth.regressed and x.growth.delta >= bar:
             found.append(x.reason)
         elif x.growth.regressed:
-            notes.append(f"under {_ms(bar)} ms ({100 * SHARE:g}% of the step), not failed alone: {x.reason.line()}")
+            notes.append(f"under {units.ms_sig(bar)} ms ({100 * SHARE:g}% of the step), not failed alone: "
+                         f"{x.reason.line()}")
         else:
             notes.append(f"within the noise, not failed: {x.reason.line()}")
     return found, notes
@@ -118,8 +120,9 @@ def _smallest(step: Growth, bar: float) -> str:
     source = (f"the noise measured across {step.a.n} + {step.b.n} processes" if step.measured else
               f"one process a side: the noise between processes unknown, taken as ±{assumed:g}% (give several "
               "captures a side to see less)")
-    return (f"smallest change this check can see: the step {_ms(step.a.ms)} ms +{_ms(step.smallest())} ms "
-            f"(+{pct:.1f}%), a launch +{_ms(bar)} ms beyond its own noise; {source}")
+    return (f"smallest change this check can see: the step {units.ms_sig(step.a.ms)} ms "
+            f"+{units.ms_sig(step.smallest())} ms (+{pct:.1f}%), a launch +{units.ms_sig(bar)} ms beyond its own noise; "
+            f"{source}")
 
 
 def _explained(launches: list[_Grown], growth: Growth) -> str:
@@ -129,7 +132,8 @@ def _explained(launches: list[_Grown], growth: Growth) -> str:
     if not top:
         return f"; no launch timed alone or in the graph grew by {100 * EXPLAINS:g}% of it (the time between " \
                "launches, calls not timed alone, or the machine)"
-    return "; mostly " + ", ".join(f"launch {x.reason.launch} (+{_ms(x.growth.delta)} ms)" for x in top[:EXPLAINED])
+    return "; mostly " + ", ".join(f"launch {x.reason.launch} (+{units.ms_sig(x.growth.delta)} ms)"
+                                   for x in top[:EXPLAINED])
 
 
 def device(capture: Capture) -> str:

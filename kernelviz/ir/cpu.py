@@ -208,8 +208,8 @@ def loops_note(source: str, isa: tuple[str, int] | None) -> list[str]:
               if not _FOR.search("\n".join(body)) and not _VECTOR.search("\n".join(body))]
     where = (f"at::vec compiled for {isa[0].upper()} ({isa[1]}-bit vectors: the instruction set Inductor picks "
              "here)" if isa else "no vector instruction set: Inductor picks none here")
-    found = [f"{what}: {', '.join(which)}" for what, which in (("vectorized", vectorized), ("parallel (OpenMP)", parallel),
-                                                              ("scalar", scalar)) if which]
+    kinds = (("vectorized", vectorized), ("parallel (OpenMP)", parallel), ("scalar", scalar))
+    found = [f"{what}: {', '.join(which)}" for what, which in kinds if which]
     return [where] + (["loops: " + "; ".join(found)] if found else [])
 
 

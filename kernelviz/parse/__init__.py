@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..codec import without_gc
 from ..compressed import SUFFIX, load_file
-from ..model import Capture, CaptureError, Graph, Kernel, Ranks
+from ..model import Capture, CaptureError, Graph, Kernel
 from .cpp_wrapper import cpp_kernels, is_cpp_wrapper, read_cpp_call
 from .errors import ParseError
 from .kernels import find_kernels
@@ -94,10 +94,10 @@ def split_modules(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(marks, marks[1:] + [len(text)])]
 
 
-def load(source: str | Path) -> Capture | Ranks:
+def load(source: str | Path) -> Capture:
     """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
-    directory of them, a TORCH_LOGS log of several modules, or the text itself; a :class:`Ranks` from the
-    files ``source.rank<N>.json`` of a job's ranks.
+    directory of them, a TORCH_LOGS log of several modules, or the text itself (:func:`kernelviz.loading.load`
+    reads a job's rank files too).
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line that names the file and says what
     was expected: for text that is not Inductor output code, for data that is not text, a missing file,
@@ -107,14 +107,9 @@ def load(source: str | Path) -> Capture | Ranks:
         return _load(source)
 
 
-def _load(source: str | Path) -> Capture | Ranks:
-    source = _checked(source)
+def _load(source: str | Path) -> Capture:
+    source = checked(source)
     if isinstance(source, Path):
-        if not source.exists():
-            from ..ranks import load_ranks, rank_files
-
-            if rank_files(source):
-                return load_ranks(source)
         if source.is_dir():
             return _load_folder(source)
         if source.suffix == SUFFIX:  # what cap.save() writes
@@ -128,7 +123,7 @@ def _load(source: str | Path) -> Capture | Ranks:
         return _from_text(source, None, json=False)
 
 
-def _checked(source: object) -> str | Path:
+def checked(source: object) -> str | Path:
     """``source`` as a path or as text (a string is a path unless it holds a line break and no file has that
     name, or is 4096 characters or more); anything that is neither is refused in one line saying what to pass."""
     what = "pass a path (str or pathlib.Path) to a capture's .json, to output code or a folder of it, or the code"
@@ -222,14 +217,8 @@ def _py_names(folder: Path, onerror=None):
 
 
 def files_read(path: Path) -> list[Path]:
-    """The files that ``load(path)`` may read: the file, the ``*.py`` files of a folder, a job's rank files."""
-    if path.is_dir():
-        return list(_py_names(path))
-    if not path.exists():
-        from ..ranks import rank_files
-
-        return [file for _, file in rank_files(path)]
-    return [path]
+    """The files that ``load(path)`` may read: the file, or the ``*.py`` files of a folder."""
+    return list(_py_names(path)) if path.is_dir() else [path]
 
 
 def _why(exc: OSError) -> str:

@@ -8,8 +8,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from .. import units
 from ..model import Collective, Graph
-from ..views.text import size
 
 _DEVICE_INDEX = re.compile(r"(index=|cuda:|_DeviceGuard\(|set_device\()\d+")
 
@@ -17,7 +17,7 @@ _DEVICE_INDEX = re.compile(r"(index=|cuda:|_DeviceGuard\(|set_device\()\d+")
 def describe(c: Collective) -> str:
     """``all_reduce sum 4.0 MB over ranks [0, 1]``."""
     group = f" over ranks {c.group_ranks}" if c.group_ranks else f" on group {c.group!r}" if c.group else ""
-    return f"{c.op}{' ' + c.reduce_op if c.reduce_op else ''} {size(c.bytes) or '? B'}{group}"
+    return f"{c.op}{' ' + c.reduce_op if c.reduce_op else ''} {units.size(c.bytes) or '? B'}{group}"
 
 
 @dataclass

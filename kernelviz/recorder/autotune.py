@@ -27,9 +27,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import TuneCandidate, Tuning
+from ..patches import Patches
 from . import routing
 from .fusion import current_graph
-from .patches import Patches
 
 _MAX_KEPT = 512  # graphs whose run-time tunings are kept
 _lowering: weakref.WeakKeyDictionary[Any, list[Tuning]] = weakref.WeakKeyDictionary()  # GraphLowering -> tunings

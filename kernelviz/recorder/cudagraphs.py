@@ -15,8 +15,8 @@ from collections import OrderedDict
 from typing import Any
 
 from ..model import CudaGraphEvent, SourceLocation
+from ..patches import Patches
 from . import routing
-from .patches import Patches
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)')
 _MAX_KEPT = 512

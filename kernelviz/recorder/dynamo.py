@@ -23,10 +23,10 @@ import threading
 from typing import Any
 
 from ..model import DynamoEvent, SourceLocation
+from ..patches import Patches
 from . import routing
 from .guards import change
 from .overlay import FRAME, torch_dir
-from .patches import Patches
 
 _BREAK = re.compile(
     r"in user code at (?P<file>[^\n]+):(?P<line>\d+)\n(?:Graph Break )?Reason: (?P<reason>.*?)"

@@ -14,8 +14,8 @@ import weakref
 from typing import Any
 
 from ..model import FusionDecision
+from ..patches import Patches
 from . import routing
-from .patches import Patches
 
 MAX_DECISIONS = 2000  # per graph: the rest is dropped (a graph of thousands of nodes refuses many pairs)
 

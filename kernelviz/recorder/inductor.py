@@ -25,8 +25,8 @@ from collections import OrderedDict
 from typing import Any
 
 from ..model import FusionDecision, Tuning
+from ..patches import Patches
 from . import autotune, cudagraphs, dynamo, fusion, routing, store, traces
-from .patches import Patches
 from .store import KernelRecord
 
 

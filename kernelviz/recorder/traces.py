@@ -28,9 +28,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..patches import Patches
 from . import routing
 from .overlay import FRAME
-from .patches import Patches
 
 _MAX_COMPILES = 64  # dynamo graphs kept for backward graphs compiled later
 

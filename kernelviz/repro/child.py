@@ -1,4 +1,4 @@
-"""A capture's expected outputs, computed in the timing process (:mod:`kernelviz.bench.worker`, job ``expect``).
+"""A capture's expected outputs, computed in the timing process (:mod:`kernelviz.worker`, job ``expect``).
 
 JOBS is a JSON file of ``{"codes": [graph code...], "jobs": [...]}``; each job runs one captured kernel
 (Inductor's own launcher, pinned to the recorded config) or one graph's ``call()`` on inputs the harness

@@ -9,7 +9,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from ..model import NOT_RECORDED, Graph, Kernel, ReproRecord
+from ..model import Graph, Kernel, ReproRecord
 
 _HEURISTICS = re.compile(r"^@triton_heuristics\.\w+\(.*?^\)\n(?=@triton\.jit)", re.M | re.S)
 _MAIN = re.compile(r"^if __name__ == [\"']__main__[\"']:.*", re.M | re.S)

@@ -1,6 +1,6 @@
 // kernelviz's widget front end (anywidget _esm), saved with every output, so it is only this loader: it draws
 // with the JupyterLab extension's panel where that is of the same sources, else with the panel that the
-// notebook holds once (the "panel" model, views/panel_code.py), and puts that panel's style sheet in the page.
+// notebook holds once (the "panel" model, notebook/panel_code.py), and puts that panel's style sheet in the page.
 const INSTALLED = Symbol.for("kernelviz.panel"); // {sources, module}: what the JupyterLab extension provides
 const imported = new Map(); // sources hash -> the panel module, imported once a page
 

@@ -13,6 +13,7 @@ import dataclasses
 import math
 from html import escape
 
+from .. import units
 from ..figures import positive, valid
 from ..model import DevicePeaks, Graph, Launch
 from .rules import gap_title, launch_kind, peaks_known
@@ -157,7 +158,8 @@ def roofline_svg(graph: Graph, peaks: DevicePeaks | None) -> str:
     known = peaks_known(peaks)
     cache = "the CPU's caches" if peaks and peaks.device_type == "cpu" else "L2"
     source = (f"ceilings of {peaks.device}: {peaks.source or 'source not given'}"
-              + (f"; right of the DRAM peak: cache-resident (inputs in {cache})" if memory and peaks.dram_gb_per_s else "")
+              + (f"; right of the DRAM peak: cache-resident (inputs in {cache})"
+                 if memory and peaks.dram_gb_per_s else "")
               if known else "no ceilings: this device's peaks are not known (so no % of a roof either)"
               + (f": {peaks.source}" if peaks and peaks.source else ""))
     if odd:
@@ -211,7 +213,7 @@ def timeline_svg(graph: Graph) -> str:
     at = 0.0
     for launch in timed:
         ms, kind = launch.timing.in_graph_ms, launch_kind(graph, launch)
-        lane, title = 1 if kind == "extern" else 0, f"#{launch.index} {launch.name} ({kind}): {ms:.4g} ms"
+        lane, title = 1 if kind == "extern" else 0, f"#{launch.index} {launch.name} ({kind}): {units.ms_sig(ms)} ms"
         body.append(f'<rect class="kv-span" x="{x(at):.2f}" y="{top + lane_h * lane + 3}" '
                     f'width="{max(0.6, x(at + ms) - x(at)):.2f}" height="{lane_h - 6}" '
                     f'fill="{KIND_COLOURS.get(kind, OTHER_COLOUR)}"><title>{escape(title)}</title></rect>')
@@ -219,9 +221,10 @@ def timeline_svg(graph: Graph) -> str:
     if gap:
         body.append(f'<rect class="kv-gap" x="{x(at):.2f}" y="{top + lane_h * 2 + 3}" '
                     f'width="{max(0.6, x(at + gap) - x(at)):.2f}" height="{lane_h - 6}"><title>'
-                    f"gap {gap:.4g} ms: {escape(gap_title(graph))}</title></rect>")
+                    f"gap {units.ms_sig(gap)} ms: {escape(gap_title(graph))}</title></rect>")
     svg = _svg("kv-timeline", h, "timeline of call(): launches in order with their in-graph time", "".join(body))
-    caption = f"{plural(len(timed), 'launch')} {total - gap:.4g} ms" + (f" + gap {gap:.4g} ms" if gap else "")
+    caption = (f"{plural(len(timed), 'launch')} {units.ms_sig(total - gap)} ms"
+               + (f" + gap {units.ms_sig(gap)} ms" if gap else ""))
     return (f'<figure class="kv-figure"><figcaption>call() timeline</figcaption>{svg}'
             f'<div class="kv-hint">{escape(caption)}</div></figure>')
 

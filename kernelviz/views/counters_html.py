@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from html import escape
 
+from .. import units
 from ..model import Graph, Launch
-from .text import size
 
 HOT_LINES = 5
-
-
-def _pct(value: float | None) -> str:
-    return "" if value is None else f"{min(value, 100.0):.1f}%"
 
 
 def _row(graph: Graph, launch: Launch) -> str:
@@ -21,13 +17,13 @@ def _row(graph: Graph, launch: Launch) -> str:
     if c.error:
         return f"<tr><td>{launch.index}</td><td><code>{escape(launch.name)}</code></td>" \
                f'<td colspan="8">not measured: {escape(c.error)}</td></tr>'
-    estimate = f" (estimate {size(t.bytes_estimate)})" if t and t.bytes_estimate is not None else ""
+    estimate = f" (estimate {units.size(t.bytes_estimate)})" if t and t.bytes_estimate is not None else ""
     stalls = ", ".join(f"{s.reason} {100 * s.share:.0f}%" for s in c.stalls[:3])
     cells = (str(launch.index), f"<code>{escape(launch.name)}</code>",
              "" if c.duration_ms is None else f"{c.duration_ms:.4f}",
-             (size(c.dram_bytes) if c.dram_bytes is not None else "") + escape(estimate), _pct(c.sm_pct),
-             _pct(c.memory_pct), f"{_pct(c.l1_hit_rate)} / {_pct(c.l2_hit_rate)}",
-             f"{_pct(c.achieved_occupancy)} / {_pct(c.theoretical_occupancy)}", escape(stalls))
+             (units.size(c.dram_bytes) if c.dram_bytes is not None else "") + escape(estimate), units.percent(c.sm_pct),
+             units.percent(c.memory_pct), f"{units.percent(c.l1_hit_rate)} / {units.percent(c.l2_hit_rate)}",
+             f"{units.percent(c.achieved_occupancy)} / {units.percent(c.theoretical_occupancy)}", escape(stalls))
     return "<tr>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from ..compare.measures import time_delta
 from ..compare.model import Diff, Group, Measure
 from ..model import Launch
+from ..names import short_name
 from .diff_source import line_runs, source_diff, unified
 from .diff_text import change, delta, names, side, value
 from .html import _css
-from .names import short_name
 
 FOLD = 6  # a run of at least this many unchanged groups is folded into one row
 DETAILS = 200  # groups per graph pair whose source diff the page holds (the biggest changes of time first)
@@ -49,7 +49,7 @@ def _badge(relation: str) -> str:
 
 
 def launch_name(launch: Launch) -> str:
-    """A launch's name as the launch table shows it (what it computes, its counter; views/names.py): the head
+    """A launch's name as the launch table shows it (what it computes, its counter; kernelviz/names.py): the head
     clipped with an ellipsis where the cell is narrow, the counter always shown, the full name on hover."""
     head, tail = short_name(launch.name, launch.original_aten, generated=launch.kernel_name is not None)
     return (f'<span class="kv-name" title="{escape(launch.name)}"><span class="kv-clip">{escape(head)}</span>'

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from .. import units
 from ..compare.model import Diff, Group, Measure
 from ..model import Capture
 from .ranks_text import WHOLE
-from .text import size
 
 
 def value(x, unit: str = "") -> str:
@@ -13,7 +13,7 @@ def value(x, unit: str = "") -> str:
     if x is None:
         return "-"
     if unit == "B" and isinstance(x, (int, float)):
-        return size(x)
+        return units.size(x)
     if isinstance(x, float):
         return f"{x:.4f}" if unit == "ms" else f"{x:.3g}"
     return str(x)
@@ -32,7 +32,7 @@ def delta(m: Measure) -> str:
     """``+0.0018 ms, +5.9%``: the change, and its size against side a (a factor beyond twice a)."""
     d = m.delta
     if m.unit == "B":
-        text = ("+" if d >= 0 else "-") + size(abs(d))
+        text = units.signed_size(d)
     elif isinstance(d, int):
         text = f"{d:+d}"
     else:

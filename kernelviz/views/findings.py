@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from html import escape
 
+from .. import units
 from ..advice import advise
-from ..advice.graphs import ms_text, ms_texts
 from ..model import Advice, AsRun, Capture, Graph, Launch
+from ..names import label
 from .groups import group_findings
-from .names import label
 
 TOP = 5  # groups of findings in the capture's header; each graph lists all of its own
 
@@ -35,7 +35,7 @@ def _label(launch: Launch) -> str:
 
 def line(finding: Advice, graph: Graph | None) -> str:
     """One finding in a line: its time at stake, rule, where, and what was seen."""
-    ms = ms_text(finding.ms) if finding.ms is not None else "—"
+    ms = units.ms_text(finding.ms) if finding.ms is not None else "—"
     return f"{ms:>9}  {finding.rule}  {_at(finding, graph)}: {finding.evidence}"
 
 
@@ -43,8 +43,8 @@ def as_run_line(run: AsRun, in_step_ms: float | None = None) -> str:
     """The graph as it runs: plain time, CPU launch time, CUDA-graph replay; ``in_step_ms``: call()'s wall time in
     the user's own step (``Graph.in_step_ms``)."""
     clock = "CUDA events" if run.unit == "gpu" else "wall clock"
-    plain, cpu, kernels, replay, step = ms_texts(run.plain_ms, run.launch_cpu_ms, run.kernels_ms, run.replay_ms,
-                                                 in_step_ms)
+    plain, cpu, kernels, replay, step = units.ms_texts(run.plain_ms, run.launch_cpu_ms, run.kernels_ms,
+                                                       run.replay_ms, in_step_ms)
     parts = [f"plain call() {plain} ({clock}, {run.runs} runs)"]
     replay = f"{replay} ({run.replays} replays)" if replay is not None and run.replays else replay
     parts += [f"{what} {text}" for what, text in (("CPU launch", cpu), ("in your step", step), ("kernels", kernels),
@@ -71,7 +71,7 @@ def text_lines(capture: Capture, top: int | None = None) -> list[str]:
 
 
 def _item(finding: Advice, graph: Graph | None) -> str:
-    ms = ms_text(finding.ms) if finding.ms is not None else "—"
+    ms = units.ms_text(finding.ms) if finding.ms is not None else "—"
     return (f'<li><b class="kv-num">{escape(ms)}</b> <span class="kv-rule">{escape(finding.rule)}</span> '
             f"{escape(_at(finding, graph))}: {escape(finding.evidence)}"
             f'<br><small>ms: {escape(finding.how)}' + (f"<br>try: {escape(finding.suggestion)}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..advice.graphs import ms_text
+from .. import units
 from ..model import Advice
 
 SHOWN = 2  # findings shown in a graph's group; the rest are "N more"
@@ -33,7 +33,7 @@ class FindingGroup:
 def _total(found: list[Advice], indices: list[int]) -> str:
     """``, 0.40 ms in all`` of the findings at ``indices`` that have a time ("" where none has)."""
     times = [found[i].ms for i in indices if found[i].ms is not None]
-    return f", {ms_text(sum(times))} in all" if times else ""
+    return f", {units.ms_text(sum(times))} in all" if times else ""
 
 
 def group_findings(found: list[Advice]) -> list[FindingGroup]:

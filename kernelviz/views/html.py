@@ -15,18 +15,18 @@ from pathlib import Path
 
 from pygments.formatters import HtmlFormatter
 
-from ..advice.graphs import ms_texts
+from .. import units
 from ..figures import positive, shown, valid
 from ..model import Advice, Capture, DevicePeaks, Graph, Kernel, Launch, SourceLocation
+from ..names import column_level, short_name
 from .charts import roofline_svg, timeline_svg
 from .counters_html import counters_section
 from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs, wrapper_language
 from .memory import timeline
-from .names import column_level, short_name
 from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
-from .text import compile_story, dynamo_lines, headline, package_line, plural, size, timed_on
+from .text import compile_story, dynamo_lines, headline, package_line, plural, timed_on
 from .why import Sweep, cudagraph_lines, pool_line, sweep
 
 _CSS_FILE = Path(__file__).with_name("report.css")
@@ -98,7 +98,7 @@ def _row(graph: Graph, launch: Launch, known: bool, level: int, links: bool = Tr
         _cell(escape(launch_kind(graph, launch))), _cell(_num(t.in_graph_ms if t else None, 4), "kv-num"),
         _share(t.share if t else None), _cell(_num(iso, 4), "kv-num"), _cell(escape(_rate(launch)), "kv-num"),
         _cell(_roof(launch, known), "kv-num"), _cell(escape(t.bound or "") if t else ""),
-        _cell(size(t.bytes) if t else "", "kv-num"), _cell(escape(aten), "", aten),
+        _cell(units.size(t.bytes) if t else "", "kv-num"), _cell(escape(aten), "", aten),
         _cell(escape(nodes), "", nodes)]) + "</tr>"
 
 
@@ -133,17 +133,17 @@ def wrapper_view(graph: Graph) -> str:
                      f"reads {', '.join(launch.reads) or '-'} → writes {', '.join(launch.writes) or '-'}")
                     for launch in graph.launches] +
                    [(e.step, e.line, e.kind, e.buffer,
-                     f"{e.dtype or '?'}[{', '.join(e.shape or [])}] {size(e.nbytes)}" if e.kind == "alloc"
+                     f"{e.dtype or '?'}[{', '.join(e.shape or [])}] {units.size(e.nbytes)}" if e.kind == "alloc"
                      else f"takes over {e.source}" if e.kind == "reuse" else "") for e in graph.memory])
     rows, current = [], 0
     for step, line, what, name, detail in steps:
         current = live.get(step, current)
         peak = ' class="kv-peak"' if step == memory.peak_step else ""
         rows.append(f"<tr{peak}><td>{line}</td><td>{escape(what)}</td><td><code>{escape(name)}</code></td>"
-                    f"<td>{escape(detail)}</td><td>{size(current)}</td></tr>")
+                    f"<td>{escape(detail)}</td><td>{units.size(current)}</td></tr>")
     unknown = f" (+ {plural(len(memory.unknown), 'buffer')} of unknown size)" if memory.unknown else ""
     return (f"<details><summary>Wrapper call(): {plural(len(steps), 'step')}, peak memory of the buffers it allocates "
-            f"{size(memory.peak)}{unknown}</summary><table class=\"kv-small\"><tr><th>line</th><th>step</th>"
+            f"{units.size(memory.peak)}{unknown}</summary><table class=\"kv-small\"><tr><th>line</th><th>step</th>"
             f"<th>name</th><th>detail</th><th>live</th></tr>{''.join(rows)}</table></details>")
 
 
@@ -189,8 +189,8 @@ def stages_section(kernel: Kernel) -> str:
     if ir is None:
         return ""
     parts = "".join(
-        f"<details><summary>{escape(STAGE_TITLE.get(st.name, st.name))} <small>({size(st.bytes)}"
-        + (f"; the first {size(_REPORT_STAGE_BYTES)} here, the whole stage is in the capture"
+        f"<details><summary>{escape(STAGE_TITLE.get(st.name, st.name))} <small>({units.size(st.bytes)}"
+        + (f"; the first {units.size(_REPORT_STAGE_BYTES)} here, the whole stage is in the capture"
            if len(st.text) > _REPORT_STAGE_BYTES else "")
         + f")</small></summary><pre>{escape(st.text[:_REPORT_STAGE_BYTES])}</pre></details>" for st in ir.stages)
     notes = "".join(f"<li>{escape(n)}</li>" for n in ir.notes)
@@ -212,7 +212,7 @@ def _stages_elsewhere(kernel: Kernel) -> str:
     if kernel.ir is None or not kernel.ir.stages:
         return stages_section(kernel)
     titles = ", ".join(STAGE_TITLE.get(st.name, st.name) for st in kernel.ir.stages)
-    held = size(sum(len(st.text) for st in kernel.ir.stages))
+    held = units.size(sum(len(st.text) for st in kernel.ir.stages))
     return (f'<p class="kv-hint">{escape(_ir_facts(kernel))}. Compiled stages ({escape(titles)}, {held}): '
             f"{_ELSEWHERE}</p>")
 
@@ -239,8 +239,8 @@ def package_view(graph: Graph) -> str:
     if p is None:
         return ""
     rows = "".join("<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in (
-        c.name, c.fqn, c.kind, c.dtype or "?", f"[{', '.join(map(str, c.shape or []))}]", size(c.bytes))) + "</tr>"
-        for c in p.constants)
+        c.name, c.fqn, c.kind, c.dtype or "?", f"[{', '.join(map(str, c.shape or []))}]", units.size(c.bytes)))
+        + "</tr>" for c in p.constants)
     notes = "".join(f'<p class="kv-hint">{escape(n)}</p>' for n in p.notes)
     lines, span = graph.code.splitlines(), graph.call_span
     first, last = span if span and len(span) == 2 and 1 <= span[0] <= span[1] else (1, len(lines))
@@ -256,10 +256,11 @@ def package_view(graph: Graph) -> str:
 def _timed(graph: Graph) -> str:
     if not graph.timed_on:
         return ""
-    busy, gap, replay = ms_texts(graph.gpu_busy_ms, graph.gap_ms, graph.cudagraph_ms)
+    busy, gap, replay = units.ms_texts(graph.gpu_busy_ms, graph.gap_ms, graph.cudagraph_ms)
     parts = [timed_on(graph)] + [f"{what} {text}" for what, text in (
         (busy_label(graph), busy), ("gap", gap), ("as a CUDA graph", replay)) if text is not None]
-    lines = [" · ".join(parts)] + ([as_run_line(graph.as_run, graph.in_step_ms)] if graph.as_run else [])  # one unit a line
+    as_run = [as_run_line(graph.as_run, graph.in_step_ms)] if graph.as_run else []
+    lines = [" · ".join(parts)] + as_run  # one unit a line
     return "".join(f'<p class="kv-hint">{escape(line)}</p>' for line in lines)
 
 
@@ -300,7 +301,7 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
     charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph) if top is None else ""
     caller = f"<p>Ran from {_where(graph.caller)} <code>{escape(graph.caller.code)}</code></p>" if graph.caller else ""
     return (f"<h3>graph {escape(graph.id)} <small>({escape(graph.kind)}, {escape(graph.device)}, "
-            f"{plural(len(graph.launches), 'launch')}, peak memory {size(memory.peak)})</small></h3>"
+            f"{plural(len(graph.launches), 'launch')}, peak memory {units.size(memory.peak)})</small></h3>"
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else "") + caller + _timed(graph)
             + (f'<p class="kv-hint">{escape(dynamic)}</p>' if (dynamic := dynamic_sizes(graph)) else "")
             + html_list(capture, found, graph) + why_section(graph)

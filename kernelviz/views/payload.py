@@ -25,12 +25,12 @@ from typing import Any
 
 from ..codec import dumps, json_data, loads
 from ..compressed import VALUES, Tail, compress, restored, split
+from ..ir.hip import hip_view
+from ..ir.hip import ready as hip_ready
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
 from .groups import group_findings
 from .highlight import language, tokens, wrapper_language
-from .hip import hip_view
-from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
 from .rules import launch_annex, name_entries, peaks_known

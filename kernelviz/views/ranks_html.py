@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from html import escape
 
+from .. import units
 from ..model import RankGraph, RankInfo, RankLaunch, Ranks
+from ..names import label
 from .html import _css, body
-from .names import label
 from .ranks_text import PARTS, headline
 
 PART_COLOURS = {"compute": "#4e79a7", "overlap": "#9c755f", "comm": "#e15759", "idle": "#d3d3d3"}
@@ -22,15 +23,11 @@ _RANKS_CSS = """
 """
 
 
-def _ms(value: float | None, digits: int = 4) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
-
-
 def _bar(info: RankInfo) -> str:
     step = info.step
     spans = "".join(
         f'<span style="width:{100 * getattr(step, key) / step.window_ms:.2f}%;background:{PART_COLOURS[label]}" '
-        f'title="{label} {getattr(step, key):.3f} ms"></span>' for label, key in PARTS if step.window_ms)
+        f'title="{label} {units.ms(getattr(step, key), 3)} ms"></span>' for label, key in PARTS if step.window_ms)
     return f'<div class="kv-rank-split">{spans}</div>'
 
 
@@ -50,8 +47,8 @@ def split_table(ranks: Ranks) -> str:
     rows = "".join(
         f'<tr class="{"kv-straggler" if info.rank == ranks.step_straggler else ""}"><td class="kv-num">{info.rank}'
         f'</td><td>{escape(info.host or "")}</td><td>{escape(info.device or "")}</td><td>{_bar(info)}</td>'
-        f'<td class="kv-num">{_ms(info.step.window_ms, 3)}</td>'
-        + "".join(f'<td class="kv-num">{_ms(getattr(info.step, key), 3)}</td>' for _, key in PARTS) + "</tr>"
+        f'<td class="kv-num">{units.ms(info.step.window_ms, 3)}</td>'
+        + "".join(f'<td class="kv-num">{units.ms(getattr(info.step, key), 3)}</td>' for _, key in PARTS) + "</tr>"
         for info in shown)
     head = "".join(f"<th>{label} ms</th>" for label, _ in PARTS)
     note = ("" if len(shown) == len(steps) else
@@ -65,7 +62,7 @@ def split_table(ranks: Ranks) -> str:
 
 
 def _percentiles(ranks: Ranks) -> str:
-    cells = "".join(f"<tr><td>{label}</td>" + "".join(f'<td class="kv-num">{_ms(v, 3)}</td>' for v in
+    cells = "".join(f"<tr><td>{label}</td>" + "".join(f'<td class="kv-num">{units.ms(v, 3)}</td>' for v in
                                                       ranks.step_stats.get(key, {}).values()) + "</tr>"
                     for label, key in PARTS)
     return ('<table class="kv-small"><tr><th>ms over ranks</th><th>p0</th><th>p50</th><th>p90</th><th>p99</th>'
@@ -113,16 +110,16 @@ def _launch_row(launch: RankLaunch, order: list[int], summarised: bool) -> str:
     cells = f'<td class="kv-num">{launch.index}</td><td class="kv-name" title="{escape(launch.name)}">' \
             f'{escape(label(launch.name))}</td><td>{escape(launch.collective or "")}</td>'
     if summarised:
-        cells += "".join(f'<td class="kv-num">{_ms(launch.stats.get(k))}</td>' for k in _PERCENTILES)
+        cells += "".join(f'<td class="kv-num">{units.ms(launch.stats.get(k))}</td>' for k in _PERCENTILES)
     else:
         cells += "".join(
-            f'<td class="kv-num{" kv-straggler" if rank == launch.straggler else ""}">{_ms(ms)}</td>'
+            f'<td class="kv-num{" kv-straggler" if rank == launch.straggler else ""}">{units.ms(ms)}</td>'
             for rank, ms in zip(order, launch.ms))
-    spread = f"{100 * launch.spread:.0f}%" if launch.spread is not None else ""
+    spread = units.relative(launch.spread, 0)
     straggler = "" if launch.straggler is None else str(launch.straggler)
     cells += f'<td class="kv-num">{spread}</td><td class="kv-num">{straggler}</td>'
     if summarised:
-        cells += "<td>" + escape(", ".join(f"{int(r)}: {ms:.4f}" for r, ms in launch.outliers)) + "</td>"
+        cells += "<td>" + escape(", ".join(f"{int(r)}: {units.ms(ms)}" for r, ms in launch.outliers)) + "</td>"
     return f"<tr>{cells}</tr>"
 
 

@@ -3,6 +3,7 @@ launches whose time spreads most across ranks."""
 
 from __future__ import annotations
 
+from .. import units
 from ..model import RankLaunch, Ranks, StepSplit
 
 PARTS = (("compute", "compute_ms"), ("overlap", "overlap_ms"), ("comm", "comm_ms"), ("idle", "idle_ms"))
@@ -29,17 +30,17 @@ def head(ranks: Ranks) -> str:
 
 def split_line(step: StepSplit) -> str:
     """``compute 61.2% · overlap 12.0% · comm 20.3% · idle 6.5% of 12.41 ms (gpu)``."""
-    parts = " · ".join(f"{label} {100 * getattr(step, key) / step.window_ms:.1f}%" if step.window_ms else
+    parts = " · ".join(f"{label} {units.share(getattr(step, key) / step.window_ms)}" if step.window_ms else
                        f"{label} -" for label, key in PARTS)
-    return f"{parts} of {step.window_ms:.3f} ms ({step.unit})"
+    return f"{parts} of {units.ms(step.window_ms, 3)} ms ({step.unit})"
 
 
 def launch_line(launch: RankLaunch) -> str:
     s = launch.stats
-    figures = (f"p50 {s['p50']:.4f} ms, max {s['p100']:.4f} ms, spread {100 * launch.spread:.0f}%"
+    figures = (f"p50 {units.ms(s['p50'])} ms, max {units.ms(s['p100'])} ms, spread {units.relative(launch.spread, 0)}"
                if s and launch.spread is not None else "not timed")
     straggler = f", straggler rank {launch.straggler}" if launch.straggler is not None else ""
-    outliers = (", outliers " + ", ".join(f"rank {int(r)} {ms:.4f} ms" for r, ms in launch.outliers)
+    outliers = (", outliers " + ", ".join(f"rank {int(r)} {units.ms(ms)} ms" for r, ms in launch.outliers)
                 if launch.outliers else "")
     kind = f" [{launch.collective}]" if launch.collective else ""
     return f"{launch.graph} #{launch.index} {launch.name}{kind}: {figures}{straggler}{outliers}"

@@ -12,7 +12,7 @@ from typing import Any
 from ..advice.graphs import ms_texts
 from ..figures import positive, valid
 from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
-from .names import name_forms
+from ..names import name_forms
 
 
 @dataclass(frozen=True)

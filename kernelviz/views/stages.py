@@ -24,7 +24,8 @@ def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
     if ir is None:
         reason = ("compiled stages are kept for Triton kernels that ran on a GPU: capture the code on a CUDA device "
                   "to see them" if kernel.kind.startswith("triton")
-                  else "no assembly kept: a C++ kernel's is read from the library Inductor built, as the capture that ran it is made"
+                  else "no assembly kept: a C++ kernel's is read from the library Inductor built, as the capture "
+                       "that ran it is made"
                   if kernel.kind == "cpp"
                   else f"{kernel.kind} kernels have no Triton stages: their source is in the Kernel tab")
         return {"stages": [], "notes": [reason], "facts": None}

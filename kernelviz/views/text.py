@@ -6,11 +6,12 @@ import shutil
 import textwrap
 from collections import Counter
 
+from .. import units
 from ..advice.dynamo import distinct, gist
-from ..figures import shown, valid
+from ..figures import valid
 from ..model import Capture, Graph
+from ..names import column_labels
 from .findings import as_run_line, text_lines
-from .names import column_labels
 from .ranks_text import WHOLE, split_line
 from .rules import dynamic_sizes, launch_kind
 from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lines
@@ -19,20 +20,6 @@ from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lin
 def plural(n: int, word: str) -> str:
     """``1 launch``, ``2 launches``, ``3 graphs``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith(("s", "sh", "ch", "x")) else f"{n} {word}s"
-
-
-def size(nbytes: int | None) -> str:
-    """Bytes for people: ``33.8 KB``."""
-    if nbytes is None:
-        return ""
-    if not valid(nbytes):
-        return shown(nbytes, "B")
-    value, unit = float(nbytes), "B"
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            break
-        value /= 1024
-    return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
 
 
 def headline(capture: Capture) -> str:
@@ -116,8 +103,9 @@ def package_line(graph: Graph) -> str:
     held = sum(c.bytes or 0 for c in p.constants)
     built = ", ".join(f"{k}: {v}" for k, v in p.metadata.items() if v and k != "AOTI_PLATFORM")
     return (f"AOTInductor package {p.path or '(read from memory)'}, model {p.model}: "
-            f"{plural(len(p.files), 'file')} ({size(sum(f.bytes for f in p.files))}), "
-            f"{plural(len(p.constants), 'constant')} ({size(held)}, values not kept)" + (f"; {built}" if built else ""))
+            f"{plural(len(p.files), 'file')} ({units.size(sum(f.bytes for f in p.files))}), "
+            f"{plural(len(p.constants), 'constant')} ({units.size(held)}, values not kept)"
+            + (f"; {built}" if built else ""))
 
 
 def timed_on(graph: Graph) -> str:
@@ -151,7 +139,7 @@ def _cut(name: str, room: int) -> str:
 
 def _ms(value: float) -> str:
     """A time in the table's ms column; one that makes no sense says so, with its unit."""
-    return f"{value:11.4f}" if valid(value) else shown(value, "ms")
+    return f"{units.ms(value):>11}" if valid(value) else units.ms(value)
 
 
 def launch_rows(graph: Graph, width: int) -> list[str]:
@@ -180,7 +168,7 @@ def launch_rows(graph: Graph, width: int) -> list[str]:
         if timed:
             t = launch.timing
             ms = _ms(t.in_graph_ms) if t and t.in_graph_ms is not None else " " * 11
-            share = (f"{100 * t.share:5.1f}%" if valid(t.share) else shown(t.share)) if t else ""
+            share = f"{units.share(t.share):>6}" if t else ""
             timing = f"  {ms} {share:>6}" + (f"  {(t.bound if t else '') or '':<{bound_w}}" if bound_w else "")
         full = f"  {_cut(launch.name, full_w)}" if with_full else ""
         rows.append(f"  {launch.index:>3}  {name:<{name_w}}  {kind:<{kind_w}}{timing}{full}".rstrip())

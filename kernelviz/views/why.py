@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..advice.graphs import byte_text, ms_texts
+from .. import units
 from ..figures import valid
 from ..model import Capture, CudaGraphEvent, Graph, Tuning
 
@@ -72,7 +72,7 @@ def verdict(tuning: Tuning) -> str:
 def sweep(tuning: Tuning, graph: str | None) -> Sweep:
     timed = sorted((c for c in tuning.candidates if c.ms is not None and valid(c.ms)), key=lambda c: c.ms)
     failed = [c for c in tuning.candidates if c not in timed]
-    texts = ms_texts(*(c.ms for c in timed))
+    texts = units.ms_texts(*(c.ms for c in timed))
     top = max((c.ms for c in timed), default=0.0)
     bars = [SweepBar(c.name, c.backend, text or "", c.ms / top if top > 0 else None, c.name == tuning.winner,
                      detail=c.detail) for c, text in zip(timed, texts)]
@@ -146,4 +146,4 @@ def pool_line(capture: Capture) -> str:
     """The CUDA-graph pool's memory, where reduce-overhead recorded any."""
     if capture.cudagraph_pool_bytes is None:
         return ""
-    return f"CUDA-graph pool: {byte_text(capture.cudagraph_pool_bytes)} held at the end of the capture"
+    return f"CUDA-graph pool: {units.size(capture.cudagraph_pool_bytes)} held at the end of the capture"

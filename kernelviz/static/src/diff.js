@@ -1,45 +1,23 @@
 // The diff of two captures (a payload with "format": "kernelviz-diff"): the headline (totals, biggest wins
 // and losses, fusions and splits), a table of launch groups per graph pair, and the selected group's
-// figures and source diff, unified or side by side. Python computes the matches, the measures and the
-// line opcodes (difflib); this module only lays them out.
+// figures and source diff, unified or side by side. Python computes the matches, the measures, their texts and
+// the unified diff's rows; this module only lays them out.
 import { h, table } from "./dom.js";
 import { headline } from "./header.js";
 import { fitted, formsOf } from "./names.js";
 import { tokenLines } from "./source.js";
 
-const CONTEXT = 3; // unchanged lines kept around each change, as in kernelviz/views/diff_source.py
 const FOLD = 6; // a run of at least this many unchanged groups is one row until opened (views/diff_html.py)
 const SHOW = 200; // unchanged groups a click on a folded run shows
 
 export const isDiff = (data) => !!data && data.format === "kernelviz-diff";
 
-function fmtBytes(n) {
-  const units = ["B", "KB", "MB", "GB"];
-  let i = 0, x = Math.abs(n);
-  while (x >= 1024 && i < units.length - 1) { x /= 1024; i++; }
-  return `${n < 0 ? "-" : ""}${x.toFixed(i ? 1 : 0)} ${units[i]}`;
-}
-
-/** One side of a measure, as kernelviz/views/diff_text.py writes it. */
-export function value(x, unit) {
-  if (x === null || x === undefined) return "-";
-  if (unit === "B" && typeof x === "number") return fmtBytes(x);
-  if (typeof x === "number" && !Number.isInteger(x)) return unit === "ms" ? x.toFixed(4) : String(Number(x.toPrecision(3)));
-  return String(x);
-}
+/** One side of a measure as the payload writes it (kernelviz/views/diff_text.py's words), "-" where there is none. */
+const value = (m, side) => (m ? m.shown[side] : "-");
 
 /** The change of a measure ("+0.0018 ms, +5.9%"; a factor where b is more than twice a), or null. */
-export function change(m) {
-  if (!m || !m.comparable || typeof m.a !== "number" || typeof m.b !== "number" || m.a === m.b) return null;
-  const d = m.b - m.a;
-  let text = m.unit === "B" ? (d >= 0 ? "+" : "-") + fmtBytes(Math.abs(d))
-    : m.unit === "ms" ? `${d >= 0 ? "+" : ""}${d.toFixed(4)} ms`
-    : Number.isInteger(d) ? `${d >= 0 ? "+" : ""}${d}` : `${d >= 0 ? "+" : ""}${Number(d.toPrecision(3))}${m.unit ? " " + m.unit : ""}`;
-  if (m.a) {
-    const pct = (100 * d) / m.a;
-    text += pct > 100 ? `, ${(m.b / m.a).toFixed(1)}× a` : `, ${pct >= 0 ? "+" : ""}${pct.toFixed(1)}%`;
-  }
-  return { text, cls: d < 0 ? "kv-win" : "kv-loss", delta: d };
+function change(m) {
+  return m && m.shown.change !== null ? { text: m.shown.change, cls: m.shown.win ? "kv-win" : "kv-loss", delta: m.b - m.a } : null;
 }
 
 const measure = (group, name) => group.measures.find((m) => m.name === name) || null;
@@ -63,7 +41,7 @@ export function fullNames(diff, group, side) {
   return graph && idx.length ? idx.map((i) => `${i} ${graph.launches[i].kernel_name || graph.launches[i].op}`).join(" + ") : "-";
 }
 
-/** The forms of the launch names of one side of a group's graph (the view annex's `names`, views/diff_display.py). */
+/** The forms of the launch names of one side of a group's graph (the view annex's `names`, notebook/diff_display.py). */
 const namesOf = (diff, group, side) => (((diff.view || {}).names || {})[side] || [])[diff.graphs[group.graph][side]];
 
 /** A launch's name as the launch table shows it (what it computes, its counter; names.js) from `forms` (namesOf):
@@ -87,25 +65,9 @@ function sideCell(diff, group, side) {
 /** "source nodes + ATen ops 0.91": how a group was matched (empty where added or removed: the badge says so). */
 export const howText = (g) => (g.a.length && g.b.length ? `${g.how} ${g.confidence.toFixed(2)}` : "");
 
-/** Rows [tag, i, j] of a unified diff ("=", "-", "+", and "…" with i = lines left out). */
-export function unifiedRows(ops, context = CONTEXT) {
-  const rows = [];
-  ops.forEach(([tag, i1, i2, j1, j2], k) => {
-    if (tag === "equal") {
-      const head = k > 0 ? context : 0, tail = k < ops.length - 1 ? context : 0;
-      const keep = (from, to) => { for (let i = from; i < to; i++) rows.push(["=", i, j1 + i - i1]); };
-      if (i2 - i1 > head + tail) { keep(i1, i1 + head); rows.push(["…", i2 - i1 - head - tail, null]); keep(i2 - tail, i2); }
-      else keep(i1, i2);
-      return;
-    }
-    for (let i = i1; i < i2; i++) rows.push(["-", i, null]);
-    for (let j = j1; j < j2; j++) rows.push(["+", null, j]);
-  });
-  return rows;
-}
-
-/** Rows [tag, i, j] side by side: a run of removed and added lines is laid out in pairs. */
-export function sideBySideRows(ops, context = CONTEXT) {
+/** Rows [tag, i, j] side by side, from the unified diff's rows (the payload's): a run of removed and added lines
+ * is laid out in pairs. */
+export function sideBySideRows(unified) {
   const rows = [];
   let run = [];
   const flush = () => {
@@ -114,7 +76,7 @@ export function sideBySideRows(ops, context = CONTEXT) {
       rows.push(["~", del[k] ? del[k][1] : null, ins[k] ? ins[k][2] : null]);
     run = [];
   };
-  for (const row of unifiedRows(ops, context)) {
+  for (const row of unified) {
     if (row[0] === "-" || row[0] === "+") { run.push(row); continue; }
     flush();
     rows.push(row);
@@ -133,13 +95,13 @@ function sourceDiff(src, layout) {
   const la = tokenLines(src.a, src.ta), lb = tokenLines(src.b, src.tb);
   const fold = (n) => h("div", { class: "kv-fold" }, `⋯ ${n} unchanged line${n === 1 ? "" : "s"}`);
   if (layout === "unified") {
-    return h("div", { class: "kv-source kv-diff-source kv-highlighted" }, ...unifiedRows(src.ops).map(([tag, i, j]) =>
+    return h("div", { class: "kv-source kv-diff-source kv-highlighted" }, ...src.rows.map(([tag, i, j]) =>
       tag === "…" ? fold(i) : tag === "-" ? line(la, i, "kv-del", "-") : tag === "+" ? line(lb, j, "kv-ins", "+")
         : line(la, i, "", " ")));
   }
   const cell = (lines, i, cls) => h("td", { class: cls }, line(lines, i, "", ""));
   return h("div", { class: "kv-source kv-diff-source kv-highlighted" }, h("table", { class: "kv-sbs" },
-    ...sideBySideRows(src.ops).map(([tag, i, j]) => tag === "…" ? h("tr", {}, h("td", { colspan: "2" }, fold(i)))
+    ...sideBySideRows(src.rows).map(([tag, i, j]) => tag === "…" ? h("tr", {}, h("td", { colspan: "2" }, fold(i)))
       : h("tr", {}, cell(la, i, tag === "~" && i !== null ? "kv-del" : ""), cell(lb, j, tag === "~" && j !== null ? "kv-ins" : "")))));
 }
 
@@ -151,8 +113,8 @@ function changeCell(m) {
 function measuresTable(group) {
   const rows = group.measures.filter((m) => m.a !== null || m.b !== null).map((m) =>
     h("tr", { class: m.a !== m.b && ["config", "binary", "device"].includes(m.kind) ? "kv-changed" : "" },
-      h("td", {}, m.name), h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m.a, m.unit)),
-      h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m.b, m.unit)), changeCell(m), h("td", { class: "kv-hint" }, m.note)));
+      h("td", {}, m.name), h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m, "a")),
+      h("td", { class: m.kind === "device" ? "" : "kv-num" }, value(m, "b")), changeCell(m), h("td", { class: "kv-hint" }, m.note)));
   return rows.length ? table(["measure", "a", "b", "change", ""], rows) : null;
 }
 
@@ -183,7 +145,7 @@ export function renderDiff(el, data, host = {}) {
     const counts = Object.entries(hl.counts).filter(([, n]) => n).map(([r, n]) => `${n} ${r}`).join(", ");
     return h("div", { class: "kv-diff-headline" },
       table(["", "a", "b", "change", ""], hl.measures.map((m) => h("tr", {}, h("td", {}, m.name),
-        h("td", { class: "kv-num" }, value(m.a, m.unit)), h("td", { class: "kv-num" }, value(m.b, m.unit)), changeCell(m),
+        h("td", { class: "kv-num" }, value(m, "a")), h("td", { class: "kv-num" }, value(m, "b")), changeCell(m),
         h("td", { class: "kv-hint" }, m.note)))),
       h("div", { class: "kv-facts" }, `Launch groups: ${counts || "none"}`),
       h("div", { class: "kv-meta" }, ...lists),
@@ -222,8 +184,8 @@ export function renderDiff(el, data, host = {}) {
     const cells = [h("td", { class: "kv-c-rel" }, badge(g.relation)), sideCell(diff, g, "a"), sideCell(diff, g, "b")];
     for (const name of times) {
       const m = measure(g, name), cls = name === "isolated" ? "kv-c-iso" : "kv-c-ig", c = change(m);
-      cells.push(h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.a.length ? value(m && m.a, "ms") : ""),
-        h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.b.length ? value(m && m.b, "ms") : ""),
+      cells.push(h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.a.length ? value(m, "a") : ""),
+        h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.b.length ? value(m, "b") : ""),
         h("td", { class: `kv-num ${cls}-d` + (c ? ` ${c.cls}` : ""), title: c ? c.text : "" }, c ? c.text.split(", ").pop() : ""));
     }
     const how = howText(g);

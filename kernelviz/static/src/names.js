@@ -1,4 +1,4 @@
-// Launch names in the room a column has. Python works out the forms of each name (kernelviz/views/names.py,
+// Launch names in the room a column has. Python works out the forms of each name (kernelviz/names.py,
 // NameForms: four forms, fullest first; the tail, the counter; the ops the last form keeps) and the payload's
 // view annex carries them by name; here is only the choice of the form that fits `budget` characters, as
 // names.py `fitted` makes it (tests/test_panel_widths.py checks that both choose alike).

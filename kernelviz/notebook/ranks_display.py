@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
+from ..views.payload import pack, ranks_payload
+from ..views.ranks_html import report
+from ..views.ranks_text import summary
 from .display import widget_bundle
-from .payload import pack, ranks_payload
-from .ranks_html import report
-from .ranks_text import summary
 
 
 def static_bundle(ranks: Ranks) -> dict[str, Any]:

@@ -46,6 +46,11 @@ class PanelWidget(anywidget.AnyWidget):
 
     _esm = STATIC / "loader.js"
     panel = anywidget.WidgetTrait().tag(sync=True)
+    style_id = ""  # the id of its style sheet in the page (anywidget's ``_anywidget_id``): fixed per class, so that
+    # the sheet a saved notebook's widget state restores under it is the one the loader replaces
+
+    def __init__(self, **kwargs):
+        super().__init__(_anywidget_id=self.style_id, **kwargs)
 
     @traitlets.default("panel")
     def _panel_default(self) -> PanelCode:

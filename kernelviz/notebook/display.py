@@ -10,9 +10,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ..model import MIME_TYPE, Capture, Ranks
-from .html import report
-from .payload import LIVE, live, packing, payload
-from .text import summary
+from ..views.html import report
+from ..views.payload import LIVE, live, packing, payload
+from ..views.text import summary
 
 
 def static_bundle(capture: Capture, data: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -9,8 +9,9 @@ from .panel_code import PanelWidget
 
 
 class DiffWidget(PanelWidget):
-    """The kernelviz panel of one diff (its payload from :func:`kernelviz.views.diff_display.payload`)."""
+    """The kernelviz panel of one diff (its payload from :func:`kernelviz.notebook.diff_display.payload`)."""
 
+    style_id = "kernelviz.notebook.diff_widget.DiffWidget"
     payload = traitlets.Dict().tag(sync=True)
 
     def __init__(self, payload: dict, **kwargs):

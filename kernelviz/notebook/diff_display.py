@@ -6,33 +6,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compare.model import Diff
+from ..compare.model import Diff, Measure
 from ..model import MIME_TYPE
-from .diff_html import report, shows_detail
-from .diff_source import source_diff
-from .diff_text import summary
-from .highlight import tokens
-from .rules import launch_names
+from ..views.diff_html import report, shows_detail
+from ..views.diff_source import source_diff, unified
+from ..views.diff_text import delta, summary, value
+from ..views.highlight import tokens
+from ..views.rules import launch_names
 
 
 def payload(diff: Diff) -> dict[str, Any]:
-    """The diff's JSON without the graphs' whole output code, plus a ``view`` annex: for each group that
-    changed, both sides' source, their pygments tokens and difflib's line opcodes; and the forms of each side's
-    launch names, per graph (``rules.launch_names``)."""
+    """The diff's JSON without the graphs' whole output code, each measure with its texts as the text view writes
+    them (``shown``: both sides, the change and whether it is a win), plus a ``view`` annex: for each group that
+    changed, both sides' source, their pygments tokens and the rows of their unified diff; and the forms of each
+    side's launch names, per graph (``rules.launch_names``)."""
     data = diff.to_dict()
     for side in ("a", "b"):
         for graph in data[side]["graphs"]:
             graph["code"] = ""
+    for measures, written in [(diff.headline.measures, data["headline"]["measures"]),
+                              *((g.measures, d["measures"]) for g, d in zip(diff.graphs, data["graphs"])),
+                              *((g.measures, d["measures"]) for g, d in zip(diff.groups, data["groups"]))]:
+        for m, out in zip(measures, written):
+            out["shown"] = shown(m)
     sources = {}
     for k, group in enumerate(diff.groups):
         if shows_detail(group):
             src = source_diff(diff, group)
-            sources[str(k)] = {"a": src["a"], "b": src["b"], "ops": src["ops"],
+            sources[str(k)] = {"a": src["a"], "b": src["b"], "rows": [list(row) for row in unified(src["ops"])],
                                "ta": list(tokens(src["a"], src["lang_a"])), "tb": list(tokens(src["b"], src["lang_b"]))}
     names = {side: [launch_names(graph.launches) for graph in capture.graphs]
              for side, capture in (("a", diff.a), ("b", diff.b))}
     data["view"] = {"sources": sources, "names": names}
     return data
+
+
+def shown(m: Measure) -> dict[str, Any]:
+    """A measure's texts for the panel: each side (``-`` where none), and its change where both sides are numbers
+    that differ (``+0.0018 ms, +5.9%``; ``win``: it fell)."""
+    change = m.delta is not None and m.delta != 0
+    return {"a": value(m.a, m.unit), "b": value(m.b, m.unit), "change": delta(m) if change else None,
+            "win": change and m.delta < 0}
 
 
 def static_bundle(diff: Diff) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The live panel: an anywidget whose front end is ``static/panel.js`` (also used by the JupyterLab
-renderer of saved notebooks), brought by :class:`~kernelviz.views.panel_code.PanelWidget`'s loader. Python syncs
+renderer of saved notebooks), brought by :class:`~kernelviz.notebook.panel_code.PanelWidget`'s loader. Python syncs
 the capture, the selection and the progress of a timing, answers the view's "hello" (which makes the panel live)
 and its requests for a kernel's tokens, and runs the timing when the "Time kernels" button asks, and Nsight
 Compute when "Measure counters" does."""
@@ -11,14 +11,16 @@ from typing import Any
 import traitlets
 
 from ..model import Capture, Ranks
+from ..views.payload import LIVE, graph_view, kernel_view, live_packed, pack, ranks_payload
 from .panel_code import PanelWidget
-from .payload import LIVE, graph_view, kernel_view, live_packed, pack, ranks_payload
 
 _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks for when it needs it
 
 
 class CaptureWidget(PanelWidget):
     """The kernelviz panel of one capture."""
+
+    style_id = "kernelviz.notebook.widget.CaptureWidget"
 
     payload = traitlets.Dict().tag(sync=True)  # the panel's payload, packed (payload.pack)
     selected = traitlets.Unicode("").tag(sync=True)  # "graph/launch index" of the selected row
@@ -99,6 +101,8 @@ class CaptureWidget(PanelWidget):
 class RanksWidget(CaptureWidget):
     """The panel of a job's ranks: the reference rank's capture with the ranks compared in its Ranks tab.
     It is not timed from the notebook (a job's ranks are timed in the job)."""
+
+    style_id = "kernelviz.notebook.widget.RanksWidget"
 
     def __init__(self, ranks: Ranks, **kwargs):
         self.ranks = ranks

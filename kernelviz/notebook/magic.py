@@ -8,8 +8,8 @@ import sys
 from IPython.core.magic import Magics, line_cell_magic, magics_class, needs_local_scope
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .conductor import Capturing, LiveCapture
-from .recorder.cells import register as register_cell
+from ..conductor import Capturing, LiveCapture
+from ..recorder.cells import register as register_cell
 
 
 @magics_class
@@ -32,7 +32,7 @@ class KernelvizMagics(Magics):
         except Exception as exc:  # noqa: BLE001 - a usage error is one line, not a traceback
             print(f"kernelviz: {exc}", file=sys.stderr)
             return None
-        from .views.display import LiveDisplay, in_kernel
+        from .display import LiveDisplay, in_kernel
 
         source = cell if cell is not None else " ".join(args.code)
         capture = LiveCapture()
@@ -57,7 +57,7 @@ class KernelvizMagics(Magics):
         cell's own exception, or its value, is what the cell gives."""
         try:
             if base:
-                from .views.diff_display import show_against
+                from .diff_display import show_against
 
                 show_against(base, capture, namespace)
             else:
@@ -91,7 +91,7 @@ class KernelvizMagics(Magics):
         if output is not None:
             output.finish()
             return
-        from .views.display import show
+        from .display import show
 
         show(capture)
 
