@@ -121,8 +121,8 @@ def _smallest(step: Growth, bar: float) -> str:
               f"one process a side: the noise between processes unknown, taken as ±{assumed:g}% (give several "
               "captures a side to see less)")
     return (f"smallest change this check can see: the step {units.ms_sig(step.a.ms)} ms "
-            f"+{units.ms_sig(step.smallest())} ms (+{pct:.1f}%), a launch +{units.ms_sig(bar)} ms beyond its own noise; "
-            f"{source}")
+            f"+{units.ms_sig(step.smallest())} ms (+{pct:.1f}%), a launch +{units.ms_sig(bar)} ms beyond its own "
+            f"noise; {source}")
 
 
 def _explained(launches: list[_Grown], growth: Growth) -> str:
