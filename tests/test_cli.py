@@ -149,8 +149,18 @@ def test_missing_input_and_usage_errors_exit_2(tmp_path, capsys):
 def test_help_explains_itself_with_examples():
     proc = kernelviz_cli("--help", cwd=ROOT)
     assert proc.returncode == 0
-    for text in ("show", "diff", "run", "examples:", "kernelviz diff default.json max_autotune.json -o diff.html",
-                 "TORCH_COMPILE_DEBUG", "exit status"):
+    for text in ("show", "diff", "run", "examples", "kernelviz diff default.json max_autotune.json -o diff.html",
+                 "COMMAND --help", "exit status"):
         assert text in proc.stdout
     run_help = kernelviz_cli("run", "--help", cwd=ROOT).stdout
     assert "as `python SCRIPT ARGS` would" in run_help and "--bench" in run_help and "`--`" in run_help
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "run", "demo", "check"])
+def test_each_command_has_its_own_help_with_only_its_own_examples(command):
+    text = kernelviz_cli(command, "--help", cwd=ROOT).stdout
+    examples = [line.strip() for line in text.splitlines() if line.startswith("  kernelviz ")]
+    assert examples and all(line.startswith(f"kernelviz {command}") for line in examples), examples
+    others = {"show", "diff", "run", "demo", "check"} - {command}
+    assert not [line for line in text.splitlines() if any(f"  kernelviz {o} " in line for o in others)]
+    assert len(text.splitlines()) < 40
