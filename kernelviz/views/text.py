@@ -100,11 +100,12 @@ def dynamo_lines(capture: Capture) -> list[tuple[str, str]]:
 
 
 def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
-    """``text`` wrapped to ``width``: its first line after ``indent``, the rest (and its own lines) after ``more``."""
+    """``text`` wrapped to ``width`` between words (a name longer than a line stands whole on its own): its first
+    line after ``indent``, the rest (and its own lines) after ``more``."""
     out = []
     for i, line in enumerate(text.splitlines() or [""]):
         out += textwrap.wrap(line.strip(), width, initial_indent=indent if i == 0 else more, subsequent_indent=more,
-                             break_on_hyphens=False) or ([indent.rstrip()] if i == 0 else [""])
+                             break_on_hyphens=False, break_long_words=False) or ([indent.rstrip()] if i == 0 else [""])
     return out
 
 
