@@ -169,20 +169,17 @@ def _one_line(exc: BaseException) -> str:
 def read(path: str):
     """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`; for the prefix of a job's rank files,
     a :class:`Ranks`) from ``path``; CaptureError names the file."""
-    from . import load, load_ranks
+    from . import load
     from .codec import loads
     from .compare import Diff
     from .model import Capture, CaptureError
-    from .ranks import rank_files
+    from .parse import EXPECTED as expected
 
-    expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
     if not path:
         raise CaptureError("an empty path; give a file or folder to read")
     p = Path(path)
-    if not p.exists() and rank_files(p):
-        return load_ranks(p)
     if not p.exists():
-        raise CaptureError(f"{path}: no such file or folder")
+        return load(p)  # a job's rank files, what cap.save(path) wrote, or one line naming what it reads
     try:
         if p.suffix == ".json" and p.is_file():
             text = p.read_text(encoding="utf-8")

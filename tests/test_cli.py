@@ -139,7 +139,9 @@ def test_a_json_that_is_not_a_capture_is_one_line_naming_the_file(tmp_path, cont
 
 def test_missing_input_and_usage_errors_exit_2(tmp_path, capsys):
     assert main(["show", str(tmp_path / "nothing.py")]) == 2
-    assert capsys.readouterr().err == f"kernelviz: {tmp_path / 'nothing.py'}: no such file or folder\n"
+    err = capsys.readouterr().err
+    assert err.startswith(f"kernelviz: {tmp_path / 'nothing.py'}: no such file or folder; expected ") and err.count("\n") == 1
+    assert all(form in err for form in (".json", ".kvz", ".rank<N>.kvz", ".pt2", "output code"))
     assert main(["run", str(tmp_path / "nothing.py")]) == 2
     with pytest.raises(SystemExit) as exc:
         main(["diff", "only_one.json"])

@@ -22,8 +22,9 @@ from .wrapper import read_call
 _AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
 EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
             "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
-            "TORCH_LOGS=output_code or tlparse; with cpp_wrapper, a C++ wrapper in cpp_wrapper_src) or a kernelviz "
-            "capture (.json)")
+            "TORCH_LOGS=output_code or tlparse; with cpp_wrapper, a C++ wrapper in cpp_wrapper_src), a folder of it, "
+            "a kernelviz capture (.json, or .kvz from cap.save(); NAME for NAME.kvz), a job's rank files (NAME for "
+            "NAME.rank<N>.kvz or .json) or an AOTInductor package (.pt2)")
 
 
 NO_SOURCE = "its Triton source is not in the module (the C++ wrapper loads its compiled binary)"
@@ -95,9 +96,10 @@ def split_modules(text: str) -> list[str]:
 
 
 def load(source: str | Path) -> Capture | Ranks:
-    """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
-    directory of them, a TORCH_LOGS log of several modules, or the text itself; a :class:`Ranks` from the
-    files ``source.rank<N>.json`` of a job's ranks.
+    """A :class:`Capture` from a capture's JSON (``Capture.to_json``) or its saved form (``cap.save(NAME)``
+    writes ``NAME.kvz``: ``load(NAME)`` reads it back), from saved output code (a file, a directory of them, a
+    TORCH_LOGS log of several modules, or the text itself), or from an AOTInductor package; a :class:`Ranks`
+    from the files ``source.rank<N>.kvz`` (or ``.json``) of a job's ranks.
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line that names the file and says what
     was expected: for text that is not Inductor output code, for data that is not text, a missing file,
@@ -115,6 +117,10 @@ def _load(source: str | Path) -> Capture | Ranks:
 
             if rank_files(source):
                 return load_ranks(source)
+            if (saved := saved_file(source)).is_file():
+                return load_file(Capture, saved)
+            if not os.path.lexists(source):  # a link that leads nowhere is said so below
+                raise ParseError(f"{source}: no such file or folder; {EXPECTED}")
         if source.is_dir():
             return _load_folder(source)
         if source.suffix == SUFFIX:  # what cap.save() writes
@@ -221,14 +227,20 @@ def _py_names(folder: Path, onerror=None):
             yield Path(root) / name
 
 
+def saved_file(name: Path) -> Path:
+    """The file ``cap.save(name)`` writes outside a distributed job (``name``.kvz), which ``load(name)`` reads."""
+    return name.with_name(name.name + SUFFIX)
+
+
 def files_read(path: Path) -> list[Path]:
-    """The files that ``load(path)`` may read: the file, the ``*.py`` files of a folder, a job's rank files."""
+    """The files that ``load(path)`` may read: the file, the ``*.py`` files of a folder, a job's rank files, the
+    file ``cap.save(path)`` wrote."""
     if path.is_dir():
         return list(_py_names(path))
     if not path.exists():
         from ..ranks import rank_files
 
-        return [file for _, file in rank_files(path)]
+        return [file for _, file in rank_files(path)] or [saved_file(path)]
     return [path]
 
 
