@@ -24,6 +24,7 @@ from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs, wrapper_language
 from .memory import timeline
 from .names import column_level, short_name
+from .nodes import node_ops, shown_nodes
 from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, package_line, plural, size, timed_on
@@ -156,14 +157,13 @@ def _where(loc: SourceLocation) -> str:
 def kernel_section(graph: Graph, kernel: Kernel, body: str = "") -> str:
     """A kernel's metadata, then ``body`` (the full report's source and stages: :func:`kernel_sections`), in a
     ``<details>``; the anchor is inside it, so following a link to it opens it."""
-    mapping = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(v))}</td></tr>"
-                      for k, v in kernel.node_mapping.items())
+    mapping = "".join(f"<tr><td>{escape(source)}</td><td>{escape(ops)}</td></tr>" for source, ops in node_ops(kernel))
     fragment = "".join(
         f'<tr><td>?</td><td colspan="6"><code>{escape(n.text)}</code></td></tr>' if n.op == "unknown" else
         "<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in (
             n.name, n.op, n.target, n.dtype or "", f"[{', '.join(n.shape)}]" if n.shape is not None else "",
             f"[{', '.join(n.stride)}]" if n.stride is not None else "", "" if n.users is None else n.users)) + "</tr>"
-        for n in kernel.fragment_nodes() if n.op != "output")
+        for n in shown_nodes(kernel))
     locations = "".join(f"<li>{_where(loc)} <code>{escape(loc.code)}</code></li>" for loc in kernel.locations)
     if kernel.locations_unknown:
         locations += f'<li class="kv-hint">{escape(kernel.locations_unknown)}</li>'
@@ -171,7 +171,7 @@ def kernel_section(graph: Graph, kernel: Kernel, body: str = "") -> str:
             f'<span class="kv-badge">{escape(kernel.kind)}</span> {escape(", ".join(kernel.original_aten))}</summary>'
             f'<div id="{_anchor(graph, kernel)}">'
             f'<p>Source nodes: {escape(", ".join(kernel.source_nodes)) or "-"}</p>'
-            + (f"<table class=\"kv-small\"><tr><th>source node</th><th>ATen nodes</th></tr>{mapping}</table>"
+            + (f"<table class=\"kv-small\"><tr><th>source node</th><th>ATen ops (their nodes)</th></tr>{mapping}</table>"
                if mapping else "")
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'

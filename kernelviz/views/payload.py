@@ -1,6 +1,7 @@
 """What the front end reads: the model's JSON plus a ``view`` annex of data derived for display
-(pygments tokens, fragment-to-line links, memory timelines, the launches' rates, % of roof and name forms
-and whether the device's peaks are known (``rules.py``)). The model ignores the annex on load.
+(pygments tokens, fragment-to-line links, each kernel's nodes (``nodes.py``), memory timelines, the launches'
+rates, % of roof and name forms and whether the device's peaks are known (``rules.py``)). The model ignores the
+annex on load.
 
 A notebook saves that JSON in a compact form (:func:`saved`): each kernel's source as the ``[start,
 end]`` span of its graph's code that it is (the text is stored once), the recorded values (base64 in the model's
@@ -33,6 +34,7 @@ from .hip import hip_view
 from .hip import ready as hip_ready
 from .links import kernel_links
 from .memory import timeline
+from .nodes import node_view
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 from .text import dynamo_lines, package_line
@@ -70,6 +72,7 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
         for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
             annex["links"][key] = kernel_links(graph, kernel)
+            annex.setdefault("nodes", {})[key] = node_view(kernel)
             if len(kernel.source) <= budget:
                 budget -= len(kernel.source)
                 annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
@@ -267,12 +270,12 @@ def capture_from_bundle(data: Any) -> Capture:
 
 
 def kernel_view(capture: Capture, key: str) -> dict[str, Any]:
-    """Tokens and links of one kernel by its ``graph/name`` key (the live widget's lazy request)."""
+    """Tokens, links and nodes of one kernel by its ``graph/name`` key (the live widget's lazy request)."""
     g, name = key.split("/", 1)
     graph = capture.graphs[int(g)]
     kernel = graph.kernel(name)
     return {"tokens": list(tokens(kernel.source, language(kernel))), "links": kernel_links(graph, kernel),
-            **kernel_extras(kernel)}
+            "nodes": node_view(kernel), **kernel_extras(kernel)}
 
 
 def graph_view(capture: Capture, index: str) -> dict[str, Any]:
