@@ -13,6 +13,7 @@ from kernelviz.compare import Diff
 from kernelviz.views.diff_display import payload
 from kernelviz.views.diff_source import line_runs, source_diff, unified
 from kernelviz.views.diff_text import summary
+from kernelviz.views.payload import decode
 
 PAIRS = FIXTURES / "pairs-h100-torch2.11"
 
@@ -75,7 +76,9 @@ def test_html_report_escapes_everything_captured(tmp_path):
 def test_mimebundle_carries_the_diff_json_html_and_text():
     d = autotune_diff()
     bundle = d._repr_mimebundle_()
-    data = bundle[kernelviz.MIME_TYPE]
+    assert bundle[kernelviz.MIME_TYPE]["encoding"] == "xz+base85"  # the compact form a capture's output saves
+    data = decode(bundle[kernelviz.MIME_TYPE])
+    assert data == json.loads(json.dumps(payload(d)))  # lossless
     assert data["format"] == "kernelviz-diff" and all(g["code"] == "" for g in data["a"]["graphs"])
     shown = {int(k) for k in data["view"]["sources"]}
     assert shown == {k for k, g in enumerate(d.groups) if g.relation != "same" or

@@ -12,6 +12,7 @@ from .diff_html import report, shows_detail
 from .diff_source import source_diff
 from .diff_text import summary
 from .highlight import tokens
+from .payload import pack
 from .rules import launch_names
 
 
@@ -36,12 +37,14 @@ def payload(diff: Diff) -> dict[str, Any]:
 
 
 def static_bundle(diff: Diff) -> dict[str, Any]:
-    """What survives without a kernel: the JSON, the HTML report and the text summary."""
-    return {MIME_TYPE: payload(diff), "text/html": report(diff), "text/plain": summary(diff)}
+    """What survives without a kernel: the JSON in the compact form a capture's output saves (xz, base85: the
+    whole diff, both captures inside), the HTML report without its source diffs, and the text summary."""
+    return {MIME_TYPE: pack(payload(diff)), "text/html": report(diff, summary=True), "text/plain": summary(diff)}
 
 
 def mimebundle(diff: Diff) -> dict[str, Any]:
-    """The static bundle and, where anywidget is installed, the live panel."""
+    """The static bundle and, where anywidget is installed, the live panel (its payload the same compact JSON,
+    which the panel decodes as it does a capture's)."""
     bundle = static_bundle(diff)
     try:
         from .diff_widget import DiffWidget

@@ -202,14 +202,14 @@ def _rows(diff: Diff, groups: list[tuple[int, Group]], columns: _Columns, detail
     return "".join(out)
 
 
-def _graph(diff: Diff, i: int) -> str:
+def _graph(diff: Diff, i: int, summary: bool = False) -> str:
     gm = diff.graphs[i]
     ida = escape(diff.a.graphs[gm.a].id) if gm.a is not None else "-"
     idb = escape(diff.b.graphs[gm.b].id) if gm.b is not None else "-"
     how = escape(gm.how) + (f", confidence {gm.confidence:.2f}" if gm.a is not None and gm.b is not None else "")
     groups = [(k, g) for k, g in enumerate(diff.groups) if g.graph == i]
     columns = _Columns([g for _, g in groups])
-    detailed, more = _detailed(groups)
+    detailed, more = _detailed(groups) if not summary else (set(), 0)
     facts = " · ".join(escape(change(m)) for m in gm.measures if m.kind == "time" and (m.a is not None
                                                                                         or m.b is not None))
     story = f'<p class="kv-story">{escape(gm.summary)}</p>' if gm.summary and len(diff.graphs) > 1 else ""
@@ -252,15 +252,22 @@ def _inline(diff: Diff, group: Group, which: str) -> str:
     return " + ".join(f'<code>{launch_name(graph.launches[i])}</code>' for i in indices)
 
 
-def report(diff: Diff) -> str:
-    """The diff as an HTML fragment (for a notebook's ``text/html`` output)."""
+SUMMARY = ("A summary: the source diffs are in the kernelviz panel (JupyterLab or Notebook 7 with kernelviz "
+           "installed), which shows them from this saved output, and <code>d.save_html(path)</code> writes the full "
+           "report.")
+
+
+def report(diff: Diff, *, summary: bool = False) -> str:
+    """The diff as an HTML fragment; with ``summary`` (a notebook's ``text/html`` output, for GitHub and nbviewer)
+    without the source diffs, which the saved output's JSON holds and the panel shows."""
     story = diff.headline.summary
-    return (f'<div class="kv-report kv-diff"><style>{_css()}{_diff_css()}</style>'
+    return (f'<div class="kv-report kv-diff"><style>{_css(not summary)}{_diff_css()}</style>'
             '<p class="kv-title"><b>kernelviz diff</b></p>'
             f'<p class="kv-sides">a: {escape(side(diff.a, diff.labels[0]))}'
             f"<br>b: {escape(side(diff.b, diff.labels[1]))}</p>"
             + (f'<p class="kv-story"><b>What changed:</b> {escape(story)}</p>' if story else "")
-            + _headline(diff) + "".join(_graph(diff, i) for i in range(len(diff.graphs))) + "</div>")
+            + (f'<p class="kv-hint">{SUMMARY}</p>' if summary else "")
+            + _headline(diff) + "".join(_graph(diff, i, summary) for i in range(len(diff.graphs))) + "</div>")
 
 
 def page(diff: Diff) -> str:

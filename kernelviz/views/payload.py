@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..codec import dumps, json_data, loads
+from ..compare.model import FORMAT as DIFF_FORMAT
 from ..compressed import VALUES, Tail, compress, restored, split
 from ..model import SCHEMA_VERSION, Capture, CaptureError, Ranks
 from .findings import findings
@@ -153,8 +154,9 @@ def saved(capture: Capture) -> dict[str, Any]:
 
 
 def pack(data: dict[str, Any], filters: Filters = SAVED) -> dict[str, Any]:
-    """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, with the
-    ``LIVE`` filters, so a notebook's saved widget state is small). ``data`` is left as it was."""
+    """A payload (a capture's, or a diff's) in the compact form (:func:`saved`'s; the live widget syncs its payload
+    in it too, with the ``LIVE`` filters, so a notebook's saved widget state is small). ``data`` is left as it
+    was."""
     return packing(data, filters)()
 
 
@@ -170,7 +172,8 @@ def packing(data: dict[str, Any], filters: Filters = SAVED) -> Callable[[], dict
 
 def _compressed(data: dict[str, Any], filters: Filters) -> bytes:
     tail = Tail()
-    data = {**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}
+    if data.get("format") != DIFF_FORMAT:  # a capture's graphs (a diff's captures are without their code)
+        data = {**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}
     if data.get("view", {}).get("deep"):
         data["view"] = {**data["view"], "deep": {key: _script_spans(extras, tail)
                                                  for key, extras in data["view"]["deep"].items()}}
