@@ -98,3 +98,25 @@ def test_the_panel_shows_ops_each_node_once_and_no_empty_figure_columns(tmp_path
         page.wait_for_function("() => { const r = document.querySelector('.kv-step.kv-selected').getBoundingClientRect();"
                                " return r.top >= 0 && r.bottom <= innerHeight; }")
         assert page.errors == []
+
+
+@needs_browser
+@pytest.mark.parametrize("summary", [False, True])
+def test_the_capture_report_fits_480_px_with_its_figures_whole(tmp_path, demo, summary):
+    path = tmp_path / "report.html"
+    path.write_text(demo.to_html() if not summary else f"<!DOCTYPE html><html><body>{report(demo, summary=True)}"
+                    "</body></html>")
+    with chromium_page() as page:
+        for width in (480, 1400):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(path.as_uri())
+            page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            heads = page.locator(".kv-table").first.locator("th").evaluate_all(
+                "els => els.filter((e) => e.offsetParent).map((e) => [e.textContent, e.getBoundingClientRect().right])")
+            labels = [label for label, _ in heads]
+            assert {"launch", "in-graph ms", "share", "achieved"} <= set(labels), labels
+            assert all(right <= width for _, right in heads)  # no column cut at the page's edge
+            assert "% roof" not in labels and "bound" not in labels  # no peaks: never an empty column
+            if width == 1400:
+                assert "isolated ms" in labels and "kind" in labels
