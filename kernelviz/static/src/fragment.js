@@ -26,7 +26,7 @@ function fragmentNode(line) {
 const nodeRow = (n, links, selectNode) => n.op === "unknown"
   ? h("tr", { class: "kv-node" }, h("td", {}, "?"), h("td", { class: "kv-mono", colspan: "6" }, n.text))
   : h("tr", { class: "kv-node" + (links[n.name] ? " kv-linked" : ""), "data-node": n.name, onclick: () => selectNode(n.name) },
-    h("td", {}, n.name), h("td", {}, n.op), h("td", { class: "kv-mono" }, n.target), h("td", {}, n.dtype || ""),
+    h("td", {}, n.name), h("td", { class: "kv-op" }, n.op), h("td", { class: "kv-mono" }, n.target), h("td", {}, n.dtype || ""),
     h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
     h("td", {}, n.users ?? ""));
 
@@ -43,7 +43,7 @@ export function metaView(kernel, links, selectNode, caller, nodes) {
   const lines = nodes ? nodes.fragment.map((i) => kernel.fragment[i]) : kernel.fragment;
   const fragment = table(["node", "op", "target", "dtype", "shape", "stride", "users"], lines.map(fragmentNode)
     .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)));
-  fragment.classList.add("kv-fragment"); // below a width its stride and users give way (panel.css)
+  fragment.classList.add("kv-fragment"); // below a width its stride and users, then its op, give way (panel.css)
   const ops = nodes ? nodes.ops : Object.entries(kernel.node_mapping).map(([k, v]) => [k, v.join(", ")]);
   const yours = kernel.locations.map((loc) => locationRow(loc, ""));
   if (caller) yours.push(locationRow(caller, "ran the graph"));
@@ -55,5 +55,5 @@ export function metaView(kernel, links, selectNode, caller, nodes) {
     yours.length || unknown
       ? h("div", {}, h("b", {}, "Your code"), yours.length ? table(["line", "code", ""], yours) : null, unknown) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
-      h("span", { class: "kv-hint kv-narrow-only" }, " (stride and users: in a wider output)"), fragment));
+      h("span", { class: "kv-hint kv-narrow-only" }, " (more columns in a wider output)"), fragment));
 }
