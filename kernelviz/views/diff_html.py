@@ -21,6 +21,7 @@ from .diff_source import line_runs, source_diff, unified
 from .diff_text import change, delta, names, side, value
 from .html import _css
 from .names import short_name
+from .text import plural
 
 FOLD = 6  # a run of at least this many unchanged groups is folded into one row
 DETAILS = 200  # groups per graph pair whose source diff the page holds (the biggest changes of time first)
@@ -210,6 +211,13 @@ def _graph(diff: Diff, i: int, summary: bool = False) -> str:
     groups = [(k, g) for k, g in enumerate(diff.groups) if g.graph == i]
     columns = _Columns([g for _, g in groups])
     detailed, more = _detailed(groups) if not summary else (set(), 0)
+    same = [(k, g) for k, g in groups if not shows_detail(g)] if summary else []
+    if same:  # a summary lists what changed
+        groups = [(k, g) for k, g in groups if shows_detail(g)]
+        more_text = (f'<p class="kv-hint">{plural(sum(len(g.b) for _, g in same), "launch")} the same are left out '
+                     "(the panel and the full report list them)</p>")
+    else:
+        more_text = ""
     facts = " · ".join(escape(change(m)) for m in gm.measures if m.kind == "time" and (m.a is not None
                                                                                         or m.b is not None))
     story = f'<p class="kv-story">{escape(gm.summary)}</p>' if gm.summary and len(diff.graphs) > 1 else ""
@@ -217,7 +225,7 @@ def _graph(diff: Diff, i: int, summary: bool = False) -> str:
                 "(the panel and the diff's JSON have them all)</p>") if more else ""
     return (f"<h3>graph {ida} → {idb} <small>({how})</small></h3>{story}" + (f"<p>{facts}</p>" if facts else "")
             + f'<table class="kv-table kv-groups">{columns.colgroup()}{columns.head()}<tbody>'
-            + _rows(diff, groups, columns, detailed) + "</tbody></table>" + left_out
+            + _rows(diff, groups, columns, detailed) + "</tbody></table>" + more_text + left_out
             + "".join(_detail(diff, k, g) for k, g in groups if k in detailed))
 
 
