@@ -260,14 +260,15 @@ def _inline(diff: Diff, group: Group, which: str) -> str:
     return " + ".join(f'<code>{launch_name(graph.launches[i])}</code>' for i in indices)
 
 
-SUMMARY = ("A summary: the source diffs are in the kernelviz panel (JupyterLab or Notebook 7 with kernelviz "
-           "installed), which shows them from this saved output, and <code>d.save_html(path)</code> writes the full "
-           "report.")
+SUMMARY = ("A summary of what changed: every launch and the source diffs are in the kernelviz panel (JupyterLab or "
+           "Notebook 7 with kernelviz installed), which shows them from this saved output, and "
+           "<code>d.save_html(path)</code> writes the full report.")
 
 
 def report(diff: Diff, *, summary: bool = False) -> str:
     """The diff as an HTML fragment; with ``summary`` (a notebook's ``text/html`` output, for GitHub and nbviewer)
-    without the source diffs, which the saved output's JSON holds and the panel shows."""
+    only the launches that changed and without the source diffs, which the saved output's JSON holds and the
+    panel shows."""
     story = diff.headline.summary
     return (f'<div class="kv-report kv-diff"><style>{_css(not summary)}{_diff_css()}</style>'
             '<p class="kv-title"><b>kernelviz diff</b></p>'
