@@ -1,7 +1,8 @@
 // The "Wrapper call()" tab: call()'s steps in order (launches, allocations, reuses, frees) with
-// the bytes live after each, and the peak; the selected launch's step is highlighted and scrolled into view. For an AOTInductor package, also what the package holds (metadata,
-// files, constants without their values) and its C++ wrapper, highlighted, scrolled to run_impl; a launch's
-// step or line opens its kernel, as the launch table does.
+// the bytes live after each, and the peak; the selected launch's step is highlighted and scrolled into view.
+// For an AOTInductor package, also what the package holds (metadata, files, constants without their values) and
+// its C++ wrapper, highlighted, scrolled to run_impl; a launch's step or line opens its kernel, as the launch
+// table does.
 import { h, table } from "./dom.js";
 import { fmtBytes, plural } from "./format.js";
 import { scrollPaneTo, sourceView } from "./source.js";
