@@ -113,8 +113,9 @@ def test_diff_command_writes_the_report_and_the_diff(tmp_path, capsys):
     ra, rb = os.path.relpath(a), os.path.relpath(b)
     assert len(ra) < len(str(a)) and printed.startswith(f"kernelviz diff: {ra} (2 graphs")
     assert "biggest losses:" in printed
-    story = "  what changed: graph 6_inference → 8_inference: launches 0-1 fused into one"
-    assert printed.splitlines()[1].startswith(story)
+    story = "what changed: graph 6_inference → 8_inference: launches 0-1 fused into one"
+    assert story in " ".join(printed.split())  # wrapped between words at the terminal's width
+    assert max(len(line) for line in printed.splitlines() if " " in line.strip()) <= 120
     d = Diff.from_json(out.read_text())
     assert d.labels == [ra, rb] and "triton_tem_fused_mm_mul_relu_0" in html.read_text()
     assert f"What changed:</b> {d.headline.summary}" in html.read_text()

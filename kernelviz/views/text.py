@@ -99,7 +99,7 @@ def dynamo_lines(capture: Capture) -> list[tuple[str, str]]:
     return lines
 
 
-def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
+def wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
     """``text`` wrapped to ``width`` between words (a name longer than a line stands whole on its own): its first
     line after ``indent``, the rest (and its own lines) after ``more``."""
     out = []
@@ -202,12 +202,17 @@ def head(capture: Capture) -> str:
                       f"  {state}; {plural(len(capture.findings), 'finding')}; {WHOLE}"])
 
 
+def terminal_width(width: int | None = None) -> int:
+    """``width``, else the terminal's (120 columns where there is none), at least 60."""
+    return max(60, width or shutil.get_terminal_size((120, 24)).columns)
+
+
 def summary(capture: Capture, width: int | None = None) -> str:
     """Graphs, then each graph's launches in call() order as a headed table; ``width``: the terminal's."""
-    width = max(60, width or shutil.get_terminal_size((120, 24)).columns)
-    lines = _wrapped(headline(capture), width, "", "  ")
+    width = terminal_width(width)
+    lines = wrapped(headline(capture), width, "", "  ")
     story = compile_story(capture)
-    lines += _wrapped(story, width, "  ", "    ") if story else []
+    lines += wrapped(story, width, "  ", "    ") if story else []
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
     lines += [f"  {pool}"] if (pool := pool_line(capture)) else []
@@ -217,19 +222,19 @@ def summary(capture: Capture, width: int | None = None) -> str:
     lines += ["  findings by rule and graph (most time at stake first):"] if found else []
     for line in found:  # wrapped under the text after the time and under "ms:" / "try:"
         body = line.lstrip()
-        lines += _wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
+        lines += wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
-        lines += _wrapped(package, width, "  ", "    ") if (package := package_line(graph)) else []
+        lines += wrapped(package, width, "  ", "    ") if (package := package_line(graph)) else []
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  {as_run_line(graph.as_run)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
-        lines += _wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
+        lines += wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
         for line in your_code(graph):
-            lines += _wrapped(line, width, "  ", "    ")
+            lines += wrapped(line, width, "  ", "    ")
         for line in cudagraph_lines(graph):
-            lines += _wrapped(line, width, "  ", "    ")
+            lines += wrapped(line, width, "  ", "    ")
         lines += [f"  {line}" for line in graph_sweep_lines(graph)]
         lines += launch_rows(graph, width)
     return "\n".join(lines)
