@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..compare.model import Diff, Group, Measure
 from ..model import Capture
 from .ranks_text import WHOLE
-from .text import size, terminal_width, wrapped
+from .text import size
+from .wrap import wrapped_lines
 
 
 def value(x, unit: str = "") -> str:
@@ -107,10 +108,4 @@ def summary(diff: Diff, width: int | None = None) -> str:
             lines.append(f"  {gm.summary}")
         lines += [f"  {change(m)}" for m in gm.measures if m.kind == "time" and (m.a is not None or m.b is not None)]
         lines += [f"  {group_line(diff, g)}" for g in diff.groups if g.graph == i]
-    width = terminal_width(width)
-    out = []
-    for line in "\n".join(lines).splitlines():
-        body = line.lstrip()
-        indent = line[: len(line) - len(body)]
-        out += wrapped(body, width, indent, indent + "    ") if body else [""]
-    return "\n".join(out)
+    return wrapped_lines(lines, width)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import textwrap
 from collections import Counter
 
 from ..advice.dynamo import distinct, gist
@@ -14,6 +12,7 @@ from .names import column_labels
 from .ranks_text import WHOLE, split_line
 from .rules import dynamic_sizes, launch_kind
 from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lines
+from .wrap import terminal_width, wrapped
 
 
 def plural(n: int, word: str) -> str:
@@ -97,16 +96,6 @@ def dynamo_lines(capture: Capture) -> list[tuple[str, str]]:
         lines.append((f"{EVENT_LABELS.get(event.kind, event.kind)}{times}{where}{code}{into}: "
                       f"{event.change or gist(event.reason)}", event.reason))
     return lines
-
-
-def wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
-    """``text`` wrapped to ``width`` between words (a name longer than a line stands whole on its own): its first
-    line after ``indent``, the rest (and its own lines) after ``more``."""
-    out = []
-    for i, line in enumerate(text.splitlines() or [""]):
-        out += textwrap.wrap(line.strip(), width, initial_indent=indent if i == 0 else more, subsequent_indent=more,
-                             break_on_hyphens=False, break_long_words=False) or ([indent.rstrip()] if i == 0 else [""])
-    return out
 
 
 def package_line(graph: Graph) -> str:
@@ -200,11 +189,6 @@ def head(capture: Capture) -> str:
     story = compile_story(capture)
     return "\n".join([headline(capture), *([f"  {story}"] if story else []),
                       f"  {state}; {plural(len(capture.findings), 'finding')}; {WHOLE}"])
-
-
-def terminal_width(width: int | None = None) -> int:
-    """``width``, else the terminal's (120 columns where there is none), at least 60."""
-    return max(60, width or shutil.get_terminal_size((120, 24)).columns)
 
 
 def summary(capture: Capture, width: int | None = None) -> str:
