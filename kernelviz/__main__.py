@@ -11,31 +11,52 @@ from .gate import cli as check_cli
 from .outputs import plan, say, write
 
 DESCRIPTION = "See inside what torch.compile (Inductor) generated: every kernel, its origin, source and time."
-EXAMPLES = """\
-inputs (anything kernelviz.load reads):
-  output code saved by Inductor (a .py file), a TORCH_COMPILE_DEBUG folder or any folder of output code,
-  a TORCH_LOGS=output_code log, a TORCH_TRACE (tlparse) log, or a capture .json (kernelviz run,
-  show --json, cap.to_json())
-
-examples:
-  kernelviz show output_code.py
-  kernelviz show torch_compile_debug/ -o report.html
-  TORCH_LOGS=output_code python train.py 2> train.log && kernelviz show train.log
-  kernelviz run train.py --epochs 1 -o train.html --bench
+INPUTS = """\
+inputs (anything kernelviz.load reads): output code saved by Inductor (a .py file), a TORCH_COMPILE_DEBUG
+folder or any folder of output code, a TORCH_LOGS=output_code log, a TORCH_TRACE (tlparse) log, an
+AOTInductor package (.pt2), a capture (.json, or .kvz from cap.save()), or the prefix of a job's rank files
+"""
+OUTPUTS = """\
+outputs (-o, --json) are regular files, relative to the folder where kernelviz started; one that is a device,
+a folder or an input is refused before any work, and one that cannot be written where named is written under
+a new name here instead (one line says where; exit status 2).
+"""
+TOP_HELP = """\
+examples (kernelviz COMMAND --help says more about each):
+  kernelviz show output_code.py -o report.html
   kernelviz diff default.json max_autotune.json -o diff.html
   kernelviz check baseline.json current.json --junit check.xml
   kernelviz ab ../base . -- bench/step.py
+  kernelviz run train.py --epochs 1 --bench
   kernelviz demo
 
-outputs (-o, --json) are written only as regular files, relative to the folder where kernelviz started and
-through symbolic links to their targets; an output that is a device, FIFO, socket, folder, one of the command's
-inputs or the script run, or in a folder that cannot be written, is refused before any work. One that cannot
-be written where named (or that a script wrote meanwhile) is written under a new name in the current folder
-(or the temporary folder) instead.
-
 exit status: 0 done; 2 bad input or usage, or an output not written where named (one line on stderr);
-kernelviz run: 1 when the script raises, 143 when it is sent SIGTERM, or the script's own exit status;
 kernelviz check and ab: 1 when the current side regressed
+"""
+SHOW_HELP = INPUTS + """
+examples:
+  kernelviz show output_code.py
+  kernelviz show torch_compile_debug/ -o report.html --json capture.json
+  TORCH_LOGS=output_code python train.py 2> train.log && kernelviz show train.log
+  kernelviz show runs/step                  # a job's ranks: runs/step.rank0.kvz, runs/step.rank1.kvz ...
+  kernelviz show diff.json                  # a diff written by kernelviz diff --json
+
+""" + OUTPUTS
+DIFF_HELP = """\
+A and B: anything kernelviz show reads (kernelviz show --help lists it).
+
+examples:
+  kernelviz diff default.json max_autotune.json
+  kernelviz diff before.kvz after.kvz -o diff.html --json diff.json --labels before after
+
+""" + OUTPUTS
+DEMO_HELP = """\
+Compiles a small MLP's training step (forward and backward) with torch.compile on the CPU under a capture,
+times it, prints its summary and writes OUT.json (the capture) and OUT.html (the report).
+
+examples:
+  kernelviz demo
+  kernelviz demo --out runs/demo            # runs/demo.json and runs/demo.html
 """
 RUN_HELP = """\
 Runs SCRIPT as `python SCRIPT ARGS` would (sys.argv, __main__, sys.path[0]) inside kernelviz.capture(),
@@ -48,6 +69,8 @@ examples:
   kernelviz run train.py --epochs 1
   kernelviz run train.py --epochs 1 -o train.html --bench
   kernelviz run -o out/report.html --json out/capture.json bench.py -- --json results.json
+
+exit status: the script's own; 1 when it raises, 143 when it is sent SIGTERM, 2 on bad input
 """
 RUN_FLAGS = {"--bench"}
 RUN_OPTIONS = {"-o", "--out", "--json"}
@@ -55,21 +78,20 @@ RUN_OPTIONS = {"-o", "--out", "--json"}
 
 def _parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(prog="kernelviz", description=DESCRIPTION, epilog=EXAMPLES, formatter_class=raw)
+    parser = argparse.ArgumentParser(prog="kernelviz", description=DESCRIPTION, epilog=TOP_HELP, formatter_class=raw)
     sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,check,ab,run,demo}")
     show = sub.add_parser("show", help="summarise a capture (output code, folder, log or .json); write its report",
-                          description="Print a summary of a capture; optionally write its HTML report and JSON. "
-                          "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=EXAMPLES,
+                          description="Print a summary of a capture; optionally write its HTML report and JSON.\n"
+                          "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=SHOW_HELP,
                           formatter_class=raw)
-    show.add_argument("path", help="output code, a folder, a TORCH_LOGS or TORCH_TRACE log, a capture .json, or "
-                      "the prefix of a job's rank files (runs/step for runs/step.rank<N>.json)")
+    show.add_argument("path", help="what to show (the inputs below)")
     show.add_argument("-o", "--out", metavar="REPORT.html", help="write the self-contained HTML report here")
     show.add_argument("--json", metavar="CAPTURE.json", help="write the capture as JSON here")
     diff = sub.add_parser("diff", help="compare two captures: matched kernels, what changed, time deltas",
                           description="Match the graphs and kernels of capture A (before) and B (after) by what "
-                          "they compute, not by name, and print what changed: fusions and splits, source, "
-                          "config, registers, bytes, and time deltas where both sides are timed.",
-                          epilog=EXAMPLES, formatter_class=raw)
+                          "they compute, not by name,\nand print what changed: fusions and splits, source, config, "
+                          "registers, bytes, and time deltas\nwhere both sides are timed.",
+                          epilog=DIFF_HELP, formatter_class=raw)
     diff.add_argument("a", metavar="A", help="the capture before (anything `kernelviz show` reads)")
     diff.add_argument("b", metavar="B", help="the capture after")
     diff.add_argument("-o", "--out", metavar="DIFF.html", help="write the self-contained HTML report here")
@@ -79,13 +101,14 @@ def _parser() -> argparse.ArgumentParser:
     ab_cli.register(sub)
     run = sub.add_parser("run", help="run a Python script under a capture and write its report",
                          usage="kernelviz run [-o REPORT.html] [--json CAPTURE.json] [--bench] SCRIPT [ARGS ...]",
-                         description=RUN_HELP, formatter_class=raw)
+                         description=RUN_HELP, epilog=OUTPUTS, formatter_class=raw)
     run.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     run.add_argument("-o", "--out", metavar="REPORT.html",
                      help="the HTML report (default: SCRIPT's name with _kernelviz.html, here)")
     run.add_argument("--json", metavar="CAPTURE.json", help="the capture's JSON (default: the report's name, .json)")
     run.add_argument("--bench", action="store_true", help="time every launch and kernel after the script ends")
-    demo = sub.add_parser("demo", help="capture a small training step on the CPU and write a report")
+    demo = sub.add_parser("demo", help="capture a small training step on the CPU and write a report",
+                          description=DEMO_HELP, formatter_class=raw)
     demo.add_argument("--out", default="kernelviz_report",
                       help="report path without suffix: .json (the capture) and .html (the report) are written")
     return parser
@@ -154,20 +177,17 @@ def _one_line(exc: BaseException) -> str:
 def read(path: str):
     """A :class:`Capture` (or, for a diff's .json, a :class:`Diff`; for the prefix of a job's rank files,
     a :class:`Ranks`) from ``path``; CaptureError names the file."""
-    from . import load, load_ranks
+    from . import load
     from .codec import loads
     from .compare import Diff
     from .model import Capture, CaptureError
-    from .ranks import rank_files
+    from .parse import EXPECTED as expected
 
-    expected = "expected a kernelviz capture (kernelviz run, show --json, cap.to_json()) or Inductor output code"
     if not path:
         raise CaptureError("an empty path; give a file or folder to read")
     p = Path(path)
-    if not p.exists() and rank_files(p):
-        return load_ranks(p)
     if not p.exists():
-        raise CaptureError(f"{path}: no such file or folder")
+        return load(p)  # a job's rank files, what cap.save(path) wrote, or one line naming what it reads
     try:
         if p.suffix == ".json" and p.is_file():
             text = p.read_text(encoding="utf-8")

@@ -3,9 +3,9 @@ notebook bundle and widget, JSON round trip, a diff, the CLI, the magic. Run as 
 OUT_DIR [cpu|cuda]`` with ``tests/no_numpy`` on PYTHONPATH); it prints one ``ok: ...`` line per step and exits non-zero
 on the first failure.
 
-kernelviz declares no numpy, and torch runs without it: whatever kernelviz does must too, also on machines
-that have numpy installed (``tests/no_numpy/sitecustomize.py`` makes its import fail, in this process and in
-every child it starts, as if it were not)."""
+kernelviz declares numpy only so that torch imports without warning, and never imports it: whatever kernelviz
+does runs without it, also on machines that have numpy installed (``tests/no_numpy/sitecustomize.py`` makes its
+import fail, in this process and in every child it starts, as if it were not)."""
 
 import sys
 

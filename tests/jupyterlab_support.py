@@ -32,9 +32,9 @@ def _fresh_settings(root: Path, news: bool = True) -> dict:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path, app: str = "jupyterlab", disabled: tuple[str, ...] = ()):
+def jupyterlab(root: Path, app: str = "jupyterlab", disabled: tuple[str, ...] = (), python: str = sys.executable):
     """Start ``python -m <app>`` (``jupyterlab`` or ``notebook``, Notebook 7) serving ``root``, with the
-    extensions named in ``disabled`` off."""
+    extensions named in ``disabled`` off; ``python``: the interpreter of the venv it runs from."""
     port = _free_port()
     env = _fresh_settings(root, news=app == "jupyterlab")  # Notebook 7 has no news plugin
     if disabled:
@@ -44,7 +44,7 @@ def jupyterlab(root: Path, app: str = "jupyterlab", disabled: tuple[str, ...] = 
         env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(root / ".config"),
                                                                    os.environ.get("JUPYTER_CONFIG_PATH")]))
     url = f"http://127.0.0.1:{port}"
-    with _server([sys.executable, "-m", app, "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
+    with _server([python, "-m", app, "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
                   "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
                   f"--ServerApp.root_dir={root}", "--expose-app-in-browser"], root, env, f"{url}/api/status"):
         yield url

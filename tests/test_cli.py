@@ -113,8 +113,9 @@ def test_diff_command_writes_the_report_and_the_diff(tmp_path, capsys):
     ra, rb = os.path.relpath(a), os.path.relpath(b)
     assert len(ra) < len(str(a)) and printed.startswith(f"kernelviz diff: {ra} (2 graphs")
     assert "biggest losses:" in printed
-    story = "  what changed: graph 6_inference → 8_inference: launches 0-1 fused into one"
-    assert printed.splitlines()[1].startswith(story)
+    story = "what changed: graph 6_inference → 8_inference: launches 0-1 fused into one"
+    assert story in " ".join(printed.split())  # wrapped between words at the terminal's width
+    assert max(len(line) for line in printed.splitlines() if " " in line.strip()) <= 120
     d = Diff.from_json(out.read_text())
     assert d.labels == [ra, rb] and "triton_tem_fused_mm_mul_relu_0" in html.read_text()
     assert f"What changed:</b> {d.headline.summary}" in html.read_text()
@@ -139,7 +140,10 @@ def test_a_json_that_is_not_a_capture_is_one_line_naming_the_file(tmp_path, cont
 
 def test_missing_input_and_usage_errors_exit_2(tmp_path, capsys):
     assert main(["show", str(tmp_path / "nothing.py")]) == 2
-    assert capsys.readouterr().err == f"kernelviz: {tmp_path / 'nothing.py'}: no such file or folder\n"
+    err = capsys.readouterr().err
+    assert err.startswith(f"kernelviz: {tmp_path / 'nothing.py'}: no such file or folder; expected ")
+    assert err.count("\n") == 1
+    assert all(form in err for form in (".json", ".kvz", ".rank<N>.kvz", ".pt2", "output code"))
     assert main(["run", str(tmp_path / "nothing.py")]) == 2
     with pytest.raises(SystemExit) as exc:
         main(["diff", "only_one.json"])
@@ -149,8 +153,18 @@ def test_missing_input_and_usage_errors_exit_2(tmp_path, capsys):
 def test_help_explains_itself_with_examples():
     proc = kernelviz_cli("--help", cwd=ROOT)
     assert proc.returncode == 0
-    for text in ("show", "diff", "run", "examples:", "kernelviz diff default.json max_autotune.json -o diff.html",
-                 "TORCH_COMPILE_DEBUG", "exit status"):
+    for text in ("show", "diff", "run", "examples", "kernelviz diff default.json max_autotune.json -o diff.html",
+                 "COMMAND --help", "exit status"):
         assert text in proc.stdout
     run_help = kernelviz_cli("run", "--help", cwd=ROOT).stdout
     assert "as `python SCRIPT ARGS` would" in run_help and "--bench" in run_help and "`--`" in run_help
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "run", "demo", "check"])
+def test_each_command_has_its_own_help_with_only_its_own_examples(command):
+    text = kernelviz_cli(command, "--help", cwd=ROOT).stdout
+    examples = [line.strip() for line in text.splitlines() if line.startswith("  kernelviz ")]
+    assert examples and all(line.startswith(f"kernelviz {command}") for line in examples), examples
+    others = {"show", "diff", "run", "demo", "check"} - {command}
+    assert not [line for line in text.splitlines() if any(f"  kernelviz {o} " in line for o in others)]
+    assert len(text.splitlines()) < 40

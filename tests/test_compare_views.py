@@ -11,8 +11,11 @@ from browser import chromium_page, needs_browser, panel_site, serve
 from conftest import FIXTURES, parse_html
 from kernelviz.compare import Diff
 from kernelviz.notebook.diff_display import payload
+from kernelviz.views.diff_html import shows_detail
 from kernelviz.views.diff_source import line_runs, source_diff, unified
 from kernelviz.views.diff_text import summary
+from kernelviz.views.payload import decode
+from kernelviz.views.text import plural
 
 PAIRS = FIXTURES / "pairs-h100-torch2.11"
 
@@ -75,7 +78,9 @@ def test_html_report_escapes_everything_captured(tmp_path):
 def test_mimebundle_carries_the_diff_json_html_and_text():
     d = autotune_diff()
     bundle = d._repr_mimebundle_()
-    data = bundle[kernelviz.MIME_TYPE]
+    assert bundle[kernelviz.MIME_TYPE]["encoding"] == "xz+base85"  # the compact form a capture's output saves
+    data = decode(bundle[kernelviz.MIME_TYPE])
+    assert data == json.loads(json.dumps(payload(d)))  # lossless
     assert data["format"] == "kernelviz-diff" and all(g["code"] == "" for g in data["a"]["graphs"])
     shown = {int(k) for k in data["view"]["sources"]}
     assert shown == {k for k, g in enumerate(d.groups) if g.relation != "same" or
@@ -83,6 +88,7 @@ def test_mimebundle_carries_the_diff_json_html_and_text():
     src = data["view"]["sources"][str(min(shown))]
     assert sum(src["ta"][1::2]) == len(src["a"]) and sum(src["tb"][1::2]) == len(src["b"])
     assert "kernelviz diff" in bundle["text/html"] and bundle["text/plain"] == summary(d)
+    assert 'class="kv-unified"' not in bundle["text/html"] and 'class="kv-unified"' in d.to_html()
     data.pop("view")
     restored = Diff.from_dict(data)
     assert [m.how for m in restored.matches] == [m.how for m in d.matches]
@@ -137,3 +143,12 @@ def test_magic_diff_shows_the_cell_against_a_base(fresh_dynamo, capsys):
         assert err.startswith("kernelviz: --diff no_such_name: ") and "\n" not in err
     finally:
         shell_class.clear_instance()
+
+
+def test_the_notebooks_html_summary_lists_what_changed_and_counts_the_rest():
+    d = edit_diff()
+    html, full = d._repr_mimebundle_()["text/html"], d.to_html()
+    same = sum(len(g.b) for g in d.groups if not shows_detail(g))
+    assert same and f"{plural(same, 'launch')} the same are left out" in html
+    changed = [g for g in d.groups if shows_detail(g)]
+    assert changed and html.count('<tr class="kv-rel-row-') == len(changed) < full.count('<tr class="kv-rel-row-')

@@ -2,6 +2,7 @@
 their time in all, the same groups in the text summary, the HTML report and the payload's view annex."""
 
 import kernelviz
+from conftest import FIXTURES
 from kernelviz.model import Advice, Capture, DynamoEvent, Graph
 from kernelviz.views.groups import group_findings
 from kernelviz.views.payload import payload
@@ -56,3 +57,16 @@ def test_the_payload_holds_the_groups_and_dynamos_lines():
     assert view["dynamo"] == [["graph break 3x at train.py:12 `print(loss)`: Unsupported: print",
                                "Unsupported: print\nExplanation: dynamo does not trace print"]]
     assert kernelviz.Capture.from_json(_capture().to_json()).findings == _capture().findings
+
+
+def test_the_text_summary_wraps_between_words_never_inside_a_kernel_name():
+    cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "train_step_1.py")  # the backward: long fused names
+    first, last = (k.name for k in (cap.kernels[0], cap.kernels[-1]))
+    assert len(first) > 60
+    cap.findings.append(Advice("refused-fusion", cap.graphs[0].id, [0, len(cap.graphs[0].launches) - 1], 0.2,
+                               f"16.4 KB go through memory from {first} (launch 0) to {last}", "fuse them",
+                               "estimated"))
+    lines = summary(cap, width=60).splitlines()
+    assert any(line.strip() == first for line in lines)  # longer than the line: alone on its own, whole
+    assert any(last in line for line in lines)
+    assert all(len(line) <= 60 for line in lines if first not in line)

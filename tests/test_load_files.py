@@ -5,6 +5,7 @@ are not a path (bytes, None, an empty string, a NUL byte) are one line saying wh
 import os
 import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,18 @@ def test_load_reads_a_file_whose_name_holds_a_line_break(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copy(CODE, tmp_path / "two\nlines.py")
     assert kernelviz.load("two\nlines.py").kernels[0].name == kernelviz.load(CODE).kernels[0].name
+
+
+def test_load_reads_back_what_save_wrote_under_the_same_name(tmp_path, monkeypatch, capsys):
+    from kernelviz.__main__ import main
+
+    cap = kernelviz.load(FIXTURES / "cpu-torch2.13" / "mlp_0.py")
+    monkeypatch.chdir(tmp_path)
+    assert cap.save("runs/step") == Path("runs/step.kvz")
+    assert kernelviz.load("runs/step").to_dict() == cap.to_dict()
+    assert main(["show", "runs/step"]) == 0 and capsys.readouterr().out.startswith("kernelviz: 1 graph")
+    with pytest.raises(kernelviz.ParseError) as exc:
+        kernelviz.load("runs/other")
+    message = str(exc.value)
+    assert message.startswith("runs/other: no such file or folder; expected ") and "\n" not in message
+    assert all(form in message for form in ("output code", ".json", ".kvz", ".rank<N>.kvz", ".pt2"))

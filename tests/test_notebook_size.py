@@ -127,3 +127,42 @@ def test_the_first_display_does_not_wait_for_the_stages_and_what_is_saved_gets_t
         live = decode(nb.metadata["widgets"][WIDGET_STATE]["state"][out["data"][WIDGET_VIEW]["model_id"]]["state"]
                       ["payload"])
         assert live["graphs"][0]["kernels"][0]["ir"]["stages"][0]["name"] == "ttir"  # the live panel got them
+
+
+DIFF_CELLS = [
+    "import torch, kernelviz\n"
+    "torch.manual_seed(0)\n"
+    "x, target = torch.randn(32, 64), torch.randint(0, 10, (32,))\n"
+    "def captured(act):\n"
+    "    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), act, torch.nn.Linear(128, 10))\n"
+    "    def train_step(x, target):\n"
+    "        loss = torch.nn.functional.cross_entropy(model(x), target)\n"
+    "        loss.backward()\n"
+    "        return loss\n"
+    "    torch._dynamo.reset()\n"
+    "    with kernelviz.capture(bench=True) as cap:  # as the quickstart's %%kernelviz --bench\n"
+    "        torch.compile(train_step)(x, target)\n"
+    "    return cap\n"
+    "a, b = captured(torch.nn.GELU()), captured(torch.nn.ReLU())\n"
+    "print('code', max(sum(len(g.code) for g in c.graphs) for c in (a, b)))",
+    "kernelviz.diff(a, b)",
+]
+
+
+def test_a_diff_output_weighs_at_most_1_5x_the_larger_captures_output_code(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in DIFF_CELLS])
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=True,
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    code = int(_printed(nb.cells[0]).split()[-1])
+    (out,) = _outputs(nb)
+    state = nb.metadata["widgets"][WIDGET_STATE]["state"]
+    widget = state[out["data"][WIDGET_VIEW]["model_id"]]["state"]
+    parts = {part: len(json.dumps(out["data"][part])) for part in PAYLOAD_PARTS}
+    parts["widget payload"] = len(json.dumps(widget["payload"]))
+    print(f"\na diff of two captures of {code:,} bytes of output code at most: "
+          + ", ".join(f"{part} {size:,} ({size / code:.2f}x)" for part, size in parts.items())
+          + f"; in all {sum(parts.values()) / code:.2f}x")
+    assert sum(parts.values()) <= 1.5 * code, parts
+    shared = decode(out["data"][kernelviz.MIME_TYPE])  # what the user shares is all there
+    assert shared["format"] == "kernelviz-diff" and shared["a"]["graphs"] and shared["b"]["graphs"]
+    assert kernelviz.Diff.from_dict({k: v for k, v in shared.items() if k != "view"}).groups

@@ -141,9 +141,9 @@ def test_table_and_detail_fit_every_width_in_both_themes(tmp_path, name):
                 dropped = page.locator(".kv-columns-list .kv-dropped").all_inner_texts()
                 page.locator(".kv-columns summary").click()
                 assert len(shown) + len(dropped) == 9, (width, shown, dropped)  # the chooser names what is left out
-                assert all("no room at this width" in d for d in dropped)
+                assert all("no room at this width" in d or "no figures yet" in d for d in dropped)
                 if width == 1100:
-                    assert dropped == [], shown
+                    assert all("no figures yet" in d for d in dropped), shown
             page.locator(".kv-row").filter(has_text="_").first.click()  # a generated kernel's row
             for width in WIDTHS:
                 for theme in _themes(name, width):
@@ -158,9 +158,7 @@ def test_table_and_detail_fit_every_width_in_both_themes(tmp_path, name):
         if cap.peaks is None:  # the roofline says its ceilings are not known: then no % of a roof anywhere
             assert "not known" in page.locator(".kv-roofline").inner_text()
             heads = [c.strip(" ▲▼") for c in page.locator(".kv-table th").all_inner_texts()]
-            column = heads.index("% roof") + 1
-            assert page.locator(f".kv-row td:nth-child({column})").count() > 0
-            assert all(not t.strip() for t in page.locator(f".kv-row td:nth-child({column})").all_inner_texts())
+            assert "% roof" not in heads and "in-graph ms" in heads  # no column without figures
             assert "% of peak" not in page.locator(".kv-detail").inner_text()
         assert page.errors == []
 
@@ -281,7 +279,7 @@ def test_a_payload_saved_before_the_annex_held_rates_says_so(tmp_path):
             ".kv-header").inner_text()
         heads = [c.strip(" ▲▼") for c in page.locator(".kv-table th").all_inner_texts()]
         cells = dict(zip(heads, page.locator(".kv-table .kv-row").nth(0).locator("td").all_inner_texts()))
-        assert cells["achieved"] == "" and cells["in-graph ms"]  # times stay; no rate worked out in the browser
+        assert "achieved" not in cells and cells["in-graph ms"]  # times stay; no rate worked out in the browser
         assert page.errors == []
         data = payload(CAPTURES["resnet18"]())  # as saved now: no such line
     (tmp_path / "now").mkdir()
@@ -366,7 +364,7 @@ def test_text_summary_heads_its_columns_at_the_terminals_width(monkeypatch):
         for width in (60, 80, 132):
             monkeypatch.setenv("COLUMNS", str(width))
             lines = summary(cap).splitlines()
-            assert max(map(len, lines)) <= width, (name, width)
+            assert all(len(line) <= width or " " not in line.strip() for line in lines), (name, width)  # or a name
             story = next(line for line in lines if "FX graph cache" in line)
             assert story.strip() == "1 graph from Inductor's FX graph cache", story  # a hit is no 0.00 s compile
             text = " ".join(line.strip() for line in lines)

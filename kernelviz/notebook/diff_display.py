@@ -12,6 +12,7 @@ from ..views.diff_html import report, shows_detail
 from ..views.diff_source import source_diff, unified
 from ..views.diff_text import delta, summary, value
 from ..views.highlight import tokens
+from ..views.payload import pack
 from ..views.rules import launch_names
 
 
@@ -50,12 +51,14 @@ def shown(m: Measure) -> dict[str, Any]:
 
 
 def static_bundle(diff: Diff) -> dict[str, Any]:
-    """What survives without a kernel: the JSON, the HTML report and the text summary."""
-    return {MIME_TYPE: payload(diff), "text/html": report(diff), "text/plain": summary(diff)}
+    """What survives without a kernel: the JSON in the compact form a capture's output saves (xz, base85: the
+    whole diff, both captures inside), the HTML report without its source diffs, and the text summary."""
+    return {MIME_TYPE: pack(payload(diff)), "text/html": report(diff, summary=True), "text/plain": summary(diff)}
 
 
 def mimebundle(diff: Diff) -> dict[str, Any]:
-    """The static bundle and, where anywidget is installed, the live panel."""
+    """The static bundle and, where anywidget is installed, the live panel (its payload the same compact JSON,
+    which the panel decodes as it does a capture's)."""
     bundle = static_bundle(diff)
     try:
         from .diff_widget import DiffWidget

@@ -9,7 +9,7 @@ from .panel_code import PanelWidget
 
 
 class DiffWidget(PanelWidget):
-    """The kernelviz panel of one diff (its payload from :func:`kernelviz.notebook.diff_display.payload`)."""
+    """The kernelviz panel of one diff (its payload: :func:`kernelviz.notebook.diff_display.payload`, packed)."""
 
     style_id = "kernelviz.notebook.diff_widget.DiffWidget"
     payload = traitlets.Dict().tag(sync=True)

@@ -22,8 +22,9 @@ from .wrapper import read_call
 _AOT_ID = re.compile(r"# AOT ID: \['([^']*)'\]")  # at a line's start: see _aot_ids
 EXPECTED = ("expected Inductor output code (a Python module that defines kernels with "
             "async_compile.<backend>(...) and a call(args) wrapper, as saved by TORCH_COMPILE_DEBUG, "
-            "TORCH_LOGS=output_code or tlparse; with cpp_wrapper, a C++ wrapper in cpp_wrapper_src) or a kernelviz "
-            "capture (.json)")
+            "TORCH_LOGS=output_code or tlparse; with cpp_wrapper, a C++ wrapper in cpp_wrapper_src), a folder of it, "
+            "a kernelviz capture (.json, or .kvz from cap.save(); NAME for NAME.kvz), a job's rank files (NAME for "
+            "NAME.rank<N>.kvz or .json) or an AOTInductor package (.pt2)")
 
 
 NO_SOURCE = "its Triton source is not in the module (the C++ wrapper loads its compiled binary)"
@@ -95,9 +96,10 @@ def split_modules(text: str) -> list[str]:
 
 
 def load(source: str | Path) -> Capture:
-    """A :class:`Capture` from a capture's JSON (``Capture.to_json``), or from saved output code: a file, a
-    directory of them, a TORCH_LOGS log of several modules, or the text itself (:func:`kernelviz.loading.load`
-    reads a job's rank files too).
+    """A :class:`Capture` from a capture's JSON (``Capture.to_json``) or its saved form (``cap.save(NAME)``
+    writes ``NAME.kvz``: ``load(NAME)`` reads it back), from saved output code (a file, a directory of them, a
+    TORCH_LOGS log of several modules, or the text itself), or from an AOTInductor package
+    (:func:`kernelviz.loading.load` reads a job's rank files too).
 
     Raises :class:`ParseError` (a :class:`CaptureError`) with one line that names the file and says what
     was expected: for text that is not Inductor output code, for data that is not text, a missing file,
@@ -110,6 +112,11 @@ def load(source: str | Path) -> Capture:
 def _load(source: str | Path) -> Capture:
     source = checked(source)
     if isinstance(source, Path):
+        if not source.exists():
+            if (saved := saved_file(source)).is_file():
+                return load_file(Capture, saved)
+            if not os.path.lexists(source):  # a link that leads nowhere is said so below
+                raise ParseError(f"{source}: no such file or folder; {EXPECTED}")
         if source.is_dir():
             return _load_folder(source)
         if source.suffix == SUFFIX:  # what cap.save() writes
@@ -216,9 +223,17 @@ def _py_names(folder: Path, onerror=None):
             yield Path(root) / name
 
 
+def saved_file(name: Path) -> Path:
+    """The file ``cap.save(name)`` writes outside a distributed job (``name``.kvz), which ``load(name)`` reads."""
+    return name.with_name(name.name + SUFFIX)
+
+
 def files_read(path: Path) -> list[Path]:
-    """The files that ``load(path)`` may read: the file, or the ``*.py`` files of a folder."""
-    return list(_py_names(path)) if path.is_dir() else [path]
+    """The files that ``load(path)`` may read: the file, the ``*.py`` files of a folder, the file ``cap.save(path)``
+    wrote."""
+    if path.is_dir():
+        return list(_py_names(path))
+    return [path] if path.exists() else [saved_file(path)]
 
 
 def _why(exc: OSError) -> str:

@@ -21,6 +21,7 @@ from ..names import short_name
 from .diff_source import line_runs, source_diff, unified
 from .diff_text import change, delta, names, side, value
 from .html import _css
+from .text import plural
 
 FOLD = 6  # a run of at least this many unchanged groups is folded into one row
 DETAILS = 200  # groups per graph pair whose source diff the page holds (the biggest changes of time first)
@@ -202,14 +203,21 @@ def _rows(diff: Diff, groups: list[tuple[int, Group]], columns: _Columns, detail
     return "".join(out)
 
 
-def _graph(diff: Diff, i: int) -> str:
+def _graph(diff: Diff, i: int, summary: bool = False) -> str:
     gm = diff.graphs[i]
     ida = escape(diff.a.graphs[gm.a].id) if gm.a is not None else "-"
     idb = escape(diff.b.graphs[gm.b].id) if gm.b is not None else "-"
     how = escape(gm.how) + (f", confidence {gm.confidence:.2f}" if gm.a is not None and gm.b is not None else "")
     groups = [(k, g) for k, g in enumerate(diff.groups) if g.graph == i]
     columns = _Columns([g for _, g in groups])
-    detailed, more = _detailed(groups)
+    detailed, more = _detailed(groups) if not summary else (set(), 0)
+    same = [(k, g) for k, g in groups if not shows_detail(g)] if summary else []
+    if same:  # a summary lists what changed
+        groups = [(k, g) for k, g in groups if shows_detail(g)]
+        more_text = (f'<p class="kv-hint">{plural(sum(len(g.b) for _, g in same), "launch")} the same are left out '
+                     "(the panel and the full report list them)</p>")
+    else:
+        more_text = ""
     facts = " · ".join(escape(change(m)) for m in gm.measures if m.kind == "time" and (m.a is not None
                                                                                         or m.b is not None))
     story = f'<p class="kv-story">{escape(gm.summary)}</p>' if gm.summary and len(diff.graphs) > 1 else ""
@@ -217,7 +225,7 @@ def _graph(diff: Diff, i: int) -> str:
                 "(the panel and the diff's JSON have them all)</p>") if more else ""
     return (f"<h3>graph {ida} → {idb} <small>({how})</small></h3>{story}" + (f"<p>{facts}</p>" if facts else "")
             + f'<table class="kv-table kv-groups">{columns.colgroup()}{columns.head()}<tbody>'
-            + _rows(diff, groups, columns, detailed) + "</tbody></table>" + left_out
+            + _rows(diff, groups, columns, detailed) + "</tbody></table>" + more_text + left_out
             + "".join(_detail(diff, k, g) for k, g in groups if k in detailed))
 
 
@@ -252,15 +260,23 @@ def _inline(diff: Diff, group: Group, which: str) -> str:
     return " + ".join(f'<code>{launch_name(graph.launches[i])}</code>' for i in indices)
 
 
-def report(diff: Diff) -> str:
-    """The diff as an HTML fragment (for a notebook's ``text/html`` output)."""
+SUMMARY = ("A summary of what changed: every launch and the source diffs are in the kernelviz panel (JupyterLab or "
+           "Notebook 7 with kernelviz installed), which shows them from this saved output, and "
+           "<code>d.save_html(path)</code> writes the full report.")
+
+
+def report(diff: Diff, *, summary: bool = False) -> str:
+    """The diff as an HTML fragment; with ``summary`` (a notebook's ``text/html`` output, for GitHub and nbviewer)
+    only the launches that changed and without the source diffs, which the saved output's JSON holds and the
+    panel shows."""
     story = diff.headline.summary
-    return (f'<div class="kv-report kv-diff"><style>{_css()}{_diff_css()}</style>'
+    return (f'<div class="kv-report kv-diff"><style>{_css(not summary)}{_diff_css()}</style>'
             '<p class="kv-title"><b>kernelviz diff</b></p>'
             f'<p class="kv-sides">a: {escape(side(diff.a, diff.labels[0]))}'
             f"<br>b: {escape(side(diff.b, diff.labels[1]))}</p>"
             + (f'<p class="kv-story"><b>What changed:</b> {escape(story)}</p>' if story else "")
-            + _headline(diff) + "".join(_graph(diff, i) for i in range(len(diff.graphs))) + "</div>")
+            + (f'<p class="kv-hint">{SUMMARY}</p>' if summary else "")
+            + _headline(diff) + "".join(_graph(diff, i, summary) for i in range(len(diff.graphs))) + "</div>")
 
 
 def page(diff: Diff) -> str:

@@ -6,6 +6,7 @@ from .. import units
 from ..compare.model import Diff, Group, Measure
 from ..model import Capture
 from .ranks_text import WHOLE
+from .wrap import wrapped_lines
 
 
 def value(x, unit: str = "") -> str:
@@ -94,8 +95,9 @@ def head(diff: Diff) -> str:
     return "\n".join([*lines[: 2 if diff.headline.summary else 1], f"  {WHOLE}"])
 
 
-def summary(diff: Diff) -> str:
-    """The headline, then each graph pair and its groups in call() order."""
+def summary(diff: Diff, width: int | None = None) -> str:
+    """The headline, then each graph pair and its groups in call() order, wrapped between words to ``width`` (the
+    terminal's), each line's rest under its own text."""
     lines = headline_lines(diff)
     for i, gm in enumerate(diff.graphs):
         ida = diff.a.graphs[gm.a].id if gm.a is not None else "-"
@@ -106,4 +108,4 @@ def summary(diff: Diff) -> str:
             lines.append(f"  {gm.summary}")
         lines += [f"  {change(m)}" for m in gm.measures if m.kind == "time" and (m.a is not None or m.b is not None)]
         lines += [f"  {group_line(diff, g)}" for g in diff.groups if g.graph == i]
-    return "\n".join(lines)
+    return wrapped_lines(lines, width)

@@ -24,6 +24,7 @@ from .counters_html import counters_section
 from .findings import TOP, as_run_line, findings, html_list
 from .highlight import language, runs, wrapper_language
 from .memory import timeline
+from .nodes import node_ops, shown_nodes
 from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, package_line, plural, timed_on
@@ -55,8 +56,11 @@ def _cell(text: str, cls: str = "", title: str | None = None) -> str:
 
 
 _NAME_CHARS = 40  # a launch's name in the report: what it computes in this many characters (names.py)
-_HEAD = ("#", "launch", "kind", "in-graph ms", "share", "isolated ms", "achieved", "% roof", "bound", "bytes",
-         "original ATen", "source nodes")
+# (key, header): each column's class is kv-c-<key> (report.css drops the least needed ones where the report is narrow)
+_COLUMNS = (("index", "#"), ("name", "launch"), ("kind", "kind"), ("ms", "in-graph ms"), ("share", "share"),
+            ("iso", "isolated ms"), ("rate", "achieved"), ("pct", "% roof"), ("bound", "bound"), ("bytes", "bytes"),
+            ("aten", "original ATen"), ("nodes", "source nodes"))
+_ALWAYS = {"index", "name", "kind"}  # every other column is left out where no launch shown has a figure in it
 
 
 def _rate(launch: Launch) -> str:
@@ -83,7 +87,8 @@ def _share(share: float | None) -> str:
     return _cell(f"{bar}{pct:.1f}%", "kv-num kv-share")
 
 
-def _row(graph: Graph, launch: Launch, known: bool, level: int, links: bool = True) -> str:
+def _cells(graph: Graph, launch: Launch, known: bool, level: int, links: bool = True) -> dict[str, tuple[str, bool]]:
+    """A launch's cells by column key, each with whether it holds something."""
     t = launch.timing
     kernel = kernel_of(graph, launch)
     iso = kernel.timing.isolated_ms if kernel and kernel.timing else None
@@ -93,34 +98,50 @@ def _row(graph: Graph, launch: Launch, known: bool, level: int, links: bool = Tr
     if kernel and links:
         name = f'<a href="#{_anchor(graph, kernel)}">{name}</a>'
     aten, nodes = ", ".join(launch.original_aten), ", ".join(launch.source_nodes)
-    return "<tr>" + "".join([
-        _cell(str(launch.index), "kv-num"), f'<td class="kv-name" title="{escape(launch.name)}">{name}</td>',
-        _cell(escape(launch_kind(graph, launch))), _cell(_num(t.in_graph_ms if t else None, 4), "kv-num"),
-        _share(t.share if t else None), _cell(_num(iso, 4), "kv-num"), _cell(escape(_rate(launch)), "kv-num"),
-        _cell(_roof(launch, known), "kv-num"), _cell(escape(t.bound or "") if t else ""),
-        _cell(units.size(t.bytes) if t else "", "kv-num"), _cell(escape(aten), "", aten),
-        _cell(escape(nodes), "", nodes)]) + "</tr>"
+    ms, share = (t.in_graph_ms, t.share) if t else (None, None)
+    rate_text, roof_text, bound = _rate(launch), _roof(launch, known), (t.bound or "") if t else ""
+    return {"index": (_cell(str(launch.index), "kv-num"), True),
+            "name": (f'<td class="kv-name" title="{escape(launch.name)}">{name}</td>', True),
+            "kind": (_cell(escape(launch_kind(graph, launch))), True),
+            "ms": (_cell(_num(ms, 4), "kv-num"), ms is not None), "share": (_share(share), share is not None),
+            "iso": (_cell(_num(iso, 4), "kv-num"), iso is not None),
+            "rate": (_cell(escape(rate_text), "kv-num"), bool(rate_text)),
+            "pct": (_cell(roof_text, "kv-num"), bool(roof_text)), "bound": (_cell(escape(bound)), bool(bound)),
+            "bytes": (_cell(units.size(t.bytes) if t else "", "kv-num"), bool(t and t.bytes is not None)),
+            "aten": (_cell(escape(aten), "", aten), bool(aten)),
+            "nodes": (_cell(escape(nodes), "", nodes), bool(nodes))}
+
+
+def _classed(cell: str, key: str) -> str:
+    """``cell`` (a ``<td>`` or ``<th>``) with the class of its column."""
+    tag = cell[:3]
+    if ' class="' in cell.split(">", 1)[0]:
+        return cell.replace(' class="', f' class="kv-c-{key} ', 1)
+    return f'{tag} class="kv-c-{key}"{cell[3:]}'
 
 
 def launch_table(graph: Graph, peaks: DevicePeaks | None = None, top: int | None = None) -> str:
-    """The launch table with the panel's columns, and the gap as its last row; with ``top``, only the ``top``
-    launches with the most in-graph time (the first where untimed), in call order, and a row that counts the
-    others (no links: a summary has no kernel sections)."""
-    head = "".join(f"<th>{h}</th>" for h in _HEAD)
+    """The launch table with the panel's columns but those no launch shown has a figure in, and the gap as its last
+    row; with ``top``, only the ``top`` launches with the most in-graph time (the first where untimed), in call
+    order, and a row that counts the others (no links: a summary has no kernel sections)."""
     known = peaks_known(peaks)
     level = column_level([(launch.name, launch.original_aten, launch.kernel_name is not None)
                           for launch in graph.launches], _NAME_CHARS)
     shown = graph.launches if top is None else sorted(sorted(
         graph.launches, key=lambda launch: -(launch.timing.in_graph_ms or 0) if launch.timing else 0)[:top],
         key=lambda launch: launch.index)
-    rows = "".join(_row(graph, launch, known, level, links=top is None) for launch in shown)
+    cells = [_cells(graph, launch, known, level, links=top is None) for launch in shown]
+    keys = [key for key, _ in _COLUMNS if key in _ALWAYS or any(row[key][1] for row in cells)]
+    head = "".join(_classed(f"<th>{label}</th>", key) for key, label in _COLUMNS if key in keys)
+    rows = "".join("<tr>" + "".join(_classed(row[key][0], key) for key in keys) + "</tr>" for row in cells)
     if len(shown) < len(graph.launches):
-        rows += (f'<tr><td></td><td colspan="{len(_HEAD) - 1}">{len(graph.launches) - len(shown)} more launches '
+        rows += (f'<tr><td></td><td colspan="{len(keys) - 1}">{len(graph.launches) - len(shown)} more launches '
                  "(the panel and the full report show every one)</td></tr>")
     if graph.gap_ms is not None:
         share = graph.gap_ms / graph.gpu_busy_ms if positive(graph.gpu_busy_ms) and valid(graph.gap_ms) else None
-        rows += ('<tr class="kv-gap-row"><td></td><td>gap (between launches)</td><td></td>'
-                 f'{_cell(_num(graph.gap_ms, 4), "kv-num")}{_share(share)}' + "<td></td>" * 7 + "</tr>")
+        gap = {"name": "<td>gap (between launches)</td>", "ms": _cell(_num(graph.gap_ms, 4), "kv-num"),
+               "share": _share(share)}
+        rows += '<tr class="kv-gap-row">' + "".join(_classed(gap.get(key, "<td></td>"), key) for key in keys) + "</tr>"
     return (f'<div class="kv-table-wrap"><table class="kv-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
             "</table></div>")
 
@@ -156,14 +177,13 @@ def _where(loc: SourceLocation) -> str:
 def kernel_section(graph: Graph, kernel: Kernel, body: str = "") -> str:
     """A kernel's metadata, then ``body`` (the full report's source and stages: :func:`kernel_sections`), in a
     ``<details>``; the anchor is inside it, so following a link to it opens it."""
-    mapping = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(v))}</td></tr>"
-                      for k, v in kernel.node_mapping.items())
+    mapping = "".join(f"<tr><td>{escape(source)}</td><td>{escape(ops)}</td></tr>" for source, ops in node_ops(kernel))
     fragment = "".join(
         f'<tr><td>?</td><td colspan="6"><code>{escape(n.text)}</code></td></tr>' if n.op == "unknown" else
         "<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in (
             n.name, n.op, n.target, n.dtype or "", f"[{', '.join(n.shape)}]" if n.shape is not None else "",
             f"[{', '.join(n.stride)}]" if n.stride is not None else "", "" if n.users is None else n.users)) + "</tr>"
-        for n in kernel.fragment_nodes() if n.op != "output")
+        for n in shown_nodes(kernel))
     locations = "".join(f"<li>{_where(loc)} <code>{escape(loc.code)}</code></li>" for loc in kernel.locations)
     if kernel.locations_unknown:
         locations += f'<li class="kv-hint">{escape(kernel.locations_unknown)}</li>'
@@ -171,7 +191,8 @@ def kernel_section(graph: Graph, kernel: Kernel, body: str = "") -> str:
             f'<span class="kv-badge">{escape(kernel.kind)}</span> {escape(", ".join(kernel.original_aten))}</summary>'
             f'<div id="{_anchor(graph, kernel)}">'
             f'<p>Source nodes: {escape(", ".join(kernel.source_nodes)) or "-"}</p>'
-            + (f"<table class=\"kv-small\"><tr><th>source node</th><th>ATen nodes</th></tr>{mapping}</table>"
+            + ("<table class=\"kv-small\"><tr><th>source node</th><th>ATen ops (their nodes)</th></tr>"
+               f"{mapping}</table>"
                if mapping else "")
             + (f"<p>Your code:</p><ul>{locations}</ul>" if locations else "")
             + (f'<table class="kv-small"><tr><th>node</th><th>op</th><th>target</th><th>dtype</th><th>shape</th>'

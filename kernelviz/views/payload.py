@@ -1,6 +1,7 @@
 """What the front end reads: the model's JSON plus a ``view`` annex of data derived for display
-(pygments tokens, fragment-to-line links, memory timelines, the launches' rates, % of roof and name forms
-and whether the device's peaks are known (``rules.py``)). The model ignores the annex on load.
+(pygments tokens, fragment-to-line links, each kernel's nodes (``nodes.py``), memory timelines, the launches'
+rates, % of roof and name forms and whether the device's peaks are known (``rules.py``)). The model ignores the
+annex on load.
 
 A notebook saves that JSON in a compact form (:func:`saved`): each kernel's source as the ``[start,
 end]`` span of its graph's code that it is (the text is stored once), the recorded values (base64 in the model's
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..codec import dumps, json_data, loads
+from ..compare.model import FORMAT as DIFF_FORMAT
 from ..compressed import VALUES, Tail, compress, restored, split
 from ..ir.hip import hip_view
 from ..ir.hip import ready as hip_ready
@@ -33,6 +35,7 @@ from .groups import group_findings
 from .highlight import language, tokens, wrapper_language
 from .links import kernel_links
 from .memory import timeline
+from .nodes import node_view
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 from .text import dynamo_lines, package_line
@@ -70,6 +73,7 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
         for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
             annex["links"][key] = kernel_links(graph, kernel)
+            annex.setdefault("nodes", {})[key] = node_view(kernel)
             if len(kernel.source) <= budget:
                 budget -= len(kernel.source)
                 annex["highlight"][key] = list(tokens(kernel.source, language(kernel)))
@@ -150,8 +154,9 @@ def saved(capture: Capture) -> dict[str, Any]:
 
 
 def pack(data: dict[str, Any], filters: Filters = SAVED) -> dict[str, Any]:
-    """A payload in the compact form (:func:`saved`'s; the live widget syncs its payload in it too, with the
-    ``LIVE`` filters, so a notebook's saved widget state is small). ``data`` is left as it was."""
+    """A payload (a capture's, or a diff's) in the compact form (:func:`saved`'s; the live widget syncs its payload
+    in it too, with the ``LIVE`` filters, so a notebook's saved widget state is small). ``data`` is left as it
+    was."""
     return packing(data, filters)()
 
 
@@ -167,7 +172,8 @@ def packing(data: dict[str, Any], filters: Filters = SAVED) -> Callable[[], dict
 
 def _compressed(data: dict[str, Any], filters: Filters) -> bytes:
     tail = Tail()
-    data = {**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}
+    if data.get("format") != DIFF_FORMAT:  # a capture's graphs (a diff's captures are without their code)
+        data = {**data, "graphs": [_with_spans(graph) for graph in data["graphs"]]}
     if data.get("view", {}).get("deep"):
         data["view"] = {**data["view"], "deep": {key: _script_spans(extras, tail)
                                                  for key, extras in data["view"]["deep"].items()}}
@@ -267,12 +273,12 @@ def capture_from_bundle(data: Any) -> Capture:
 
 
 def kernel_view(capture: Capture, key: str) -> dict[str, Any]:
-    """Tokens and links of one kernel by its ``graph/name`` key (the live widget's lazy request)."""
+    """Tokens, links and nodes of one kernel by its ``graph/name`` key (the live widget's lazy request)."""
     g, name = key.split("/", 1)
     graph = capture.graphs[int(g)]
     kernel = graph.kernel(name)
     return {"tokens": list(tokens(kernel.source, language(kernel))), "links": kernel_links(graph, kernel),
-            **kernel_extras(kernel)}
+            "nodes": node_view(kernel), **kernel_extras(kernel)}
 
 
 def graph_view(capture: Capture, index: str) -> dict[str, Any]:

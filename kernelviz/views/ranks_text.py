@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import units
 from ..model import RankLaunch, Ranks, StepSplit
+from .wrap import wrapped_lines
 
 PARTS = (("compute", "compute_ms"), ("overlap", "overlap_ms"), ("comm", "comm_ms"), ("idle", "idle_ms"))
 
@@ -46,7 +47,9 @@ def launch_line(launch: RankLaunch) -> str:
     return f"{launch.graph} #{launch.index} {launch.name}{kind}: {figures}{straggler}{outliers}"
 
 
-def summary(ranks: Ranks, top: int = 10) -> str:
+def summary(ranks: Ranks, top: int = 10, width: int | None = None) -> str:
+    """The ranks' headline, their graphs, each rank's block split and the launches whose time spreads most,
+    wrapped between words to ``width`` (the terminal's)."""
     lines = [headline(ranks)]
     lines += [f"  warning: {w}" for w in ranks.warnings]
     for graph in ranks.graphs:
@@ -69,7 +72,7 @@ def summary(ranks: Ranks, top: int = 10) -> str:
     if spread:
         lines.append(f"launches whose time spreads most across ranks (top {len(spread)}):")
         lines += [f"  {launch_line(launch)}" for launch in spread]
-    return "\n".join(lines)
+    return wrapped_lines(lines, width)
 
 
 def _compute(info) -> float:

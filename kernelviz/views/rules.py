@@ -124,6 +124,16 @@ def dynamic_sizes(graph: Graph) -> str:
     return f"dynamic shapes: {'; '.join(parts)}" if parts else ""
 
 
+def untimed_line(graph: Graph, known: bool) -> str:
+    """What timing a graph adds, in one line ("" where it is timed): the panel shows it in place of the columns
+    that have no figures yet."""
+    if any(launch.timing and launch.timing.in_graph_ms is not None for launch in graph.launches):
+        return ""
+    roofline = ", its % of the roofline and what bounds it" if known else ""
+    return ("not timed: timing adds each launch's time in the graph (in-graph ms, share), its kernel's time alone "
+            f"(isolated ms), the rate it achieves{roofline}")
+
+
 def name_entries(names: Iterable[tuple[str, Iterable[str], bool | None]]) -> dict[str, list]:
     """The forms of each distinct name of (name, aten, generated) (``NameForms.to_json``), by name: what the
     panel picks its labels from. A kernel's launches share its ``original_aten``, so a name has one entry."""
@@ -142,7 +152,7 @@ def launch_names(launches: Iterable[Launch]) -> dict[str, list]:
 def graph_annex(graph: Graph, known: bool) -> dict[str, Any]:
     """One graph's entries: ``names`` (:func:`launch_names`), by launch index the ``rates`` ([value, unit,
     cache_resident]), ``roofs`` ([pct, of, tag]) and time ``notes`` (:func:`time_note`) of the launches that have
-    them, and ``dynamic`` (:func:`dynamic_sizes`)."""
+    them, ``dynamic`` (:func:`dynamic_sizes`) and ``untimed`` (:func:`untimed_line`)."""
     rates, roofs, notes = {}, {}, {}
     for launch in graph.launches:
         if (r := rate(launch)) is not None:
@@ -152,7 +162,7 @@ def graph_annex(graph: Graph, known: bool) -> dict[str, Any]:
         if note := time_note(graph, launch):
             notes[str(launch.index)] = note
     return {"names": launch_names(graph.launches), "rates": rates, "roofs": roofs, "notes": notes,
-            "dynamic": dynamic_sizes(graph)}
+            "dynamic": dynamic_sizes(graph), "untimed": untimed_line(graph, known)}
 
 
 def launch_annex(capture: Capture) -> list[dict[str, Any]]:

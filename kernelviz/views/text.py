@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import textwrap
 from collections import Counter
 
 from .. import units
@@ -15,6 +13,7 @@ from .findings import as_run_line, text_lines
 from .ranks_text import WHOLE, split_line
 from .rules import dynamic_sizes, launch_kind
 from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lines
+from .wrap import terminal_width, wrapped
 
 
 def plural(n: int, word: str) -> str:
@@ -84,15 +83,6 @@ def dynamo_lines(capture: Capture) -> list[tuple[str, str]]:
         lines.append((f"{EVENT_LABELS.get(event.kind, event.kind)}{times}{where}{code}{into}: "
                       f"{event.change or gist(event.reason)}", event.reason))
     return lines
-
-
-def _wrapped(text: str, width: int, indent: str, more: str) -> list[str]:
-    """``text`` wrapped to ``width``: its first line after ``indent``, the rest (and its own lines) after ``more``."""
-    out = []
-    for i, line in enumerate(text.splitlines() or [""]):
-        out += textwrap.wrap(line.strip(), width, initial_indent=indent if i == 0 else more, subsequent_indent=more,
-                             break_on_hyphens=False) or ([indent.rstrip()] if i == 0 else [""])
-    return out
 
 
 def package_line(graph: Graph) -> str:
@@ -191,10 +181,10 @@ def head(capture: Capture) -> str:
 
 def summary(capture: Capture, width: int | None = None) -> str:
     """Graphs, then each graph's launches in call() order as a headed table; ``width``: the terminal's."""
-    width = max(60, width or shutil.get_terminal_size((120, 24)).columns)
-    lines = _wrapped(headline(capture), width, "", "  ")
+    width = terminal_width(width)
+    lines = wrapped(headline(capture), width, "", "  ")
     story = compile_story(capture)
-    lines += _wrapped(story, width, "  ", "    ") if story else []
+    lines += wrapped(story, width, "  ", "    ") if story else []
     lines += [f"  the block: {split_line(capture.step)}"] if capture.step is not None else []
     lines += [f"  warning: {w}" for w in capture.warnings]  # whole: a warning is one message
     lines += [f"  {pool}"] if (pool := pool_line(capture)) else []
@@ -204,19 +194,19 @@ def summary(capture: Capture, width: int | None = None) -> str:
     lines += ["  findings by rule and graph (most time at stake first):"] if found else []
     for line in found:  # wrapped under the text after the time and under "ms:" / "try:"
         body = line.lstrip()
-        lines += _wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
+        lines += wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
-        lines += _wrapped(package, width, "  ", "    ") if (package := package_line(graph)) else []
+        lines += wrapped(package, width, "  ", "    ") if (package := package_line(graph)) else []
         lines += [f"  {timed_on(graph)}"] if graph.timed_on else []
         lines += [f"  {as_run_line(graph.as_run, graph.in_step_ms)}"] if graph.as_run else []
         lines += [f"  warning: {w}" for w in graph.warnings]
-        lines += _wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
+        lines += wrapped(dynamic, width, "  ", "    ") if (dynamic := dynamic_sizes(graph)) else []
         for line in your_code(graph):
-            lines += _wrapped(line, width, "  ", "    ")
+            lines += wrapped(line, width, "  ", "    ")
         for line in cudagraph_lines(graph):
-            lines += _wrapped(line, width, "  ", "    ")
+            lines += wrapped(line, width, "  ", "    ")
         lines += [f"  {line}" for line in graph_sweep_lines(graph)]
         lines += launch_rows(graph, width)
     return "\n".join(lines)

@@ -100,7 +100,7 @@ export function kernelTab(ctx) {
       countersSection(launch, "", {}, () => {}) || "");
     return [box];
   }
-  const { tokens, links } = ctx.kernelData(`${ctx.graph}/${kernel.name}`);
+  const { tokens, links, nodes } = ctx.kernelData(`${ctx.graph}/${kernel.name}`);
   const selectNode = (name) => {
     state.node = state.node === name ? null : name; state.line = null;
     light(box, links, state);
@@ -117,7 +117,7 @@ export function kernelTab(ctx) {
     selectLine(n);
     scrollPaneTo(source, source.querySelector(`.kv-line[data-line="${n}"]`));
   });
-  box.append(metaView(kernel, links, selectNode, graph.caller), counted || "", source);
+  box.append(metaView(kernel, links, selectNode, graph.caller, nodes), counted || "", source);
   light(box, links, state);
   return [box];
 }

@@ -26,7 +26,7 @@ function fragmentNode(line) {
 const nodeRow = (n, links, selectNode) => n.op === "unknown"
   ? h("tr", { class: "kv-node" }, h("td", {}, "?"), h("td", { class: "kv-mono", colspan: "6" }, n.text))
   : h("tr", { class: "kv-node" + (links[n.name] ? " kv-linked" : ""), "data-node": n.name, onclick: () => selectNode(n.name) },
-    h("td", {}, n.name), h("td", {}, n.op), h("td", { class: "kv-mono" }, n.target), h("td", {}, n.dtype || ""),
+    h("td", {}, n.name), h("td", { class: "kv-op" }, n.op), h("td", { class: "kv-mono" }, n.target), h("td", {}, n.dtype || ""),
     h("td", {}, n.shape ? `[${n.shape.join(", ")}]` : ""), h("td", {}, n.stride ? `[${n.stride.join(", ")}]` : ""),
     h("td", {}, n.users ?? ""));
 
@@ -36,19 +36,24 @@ const locationRow = (loc, label) => h("tr", {},
   h("td", { class: "kv-mono" }, loc.code), h("td", { class: "kv-hint" }, label));
 
 /** `caller` (Graph.caller) is the user's line that ran the graph (for an nn.Sequential, the only user line);
- * `kernel.locations_unknown` says why the kernel's own lines are unknown in this run. */
-export function metaView(kernel, links, selectNode, caller) {
-  const fragment = table(["node", "op", "target", "dtype", "shape", "stride", "users"], kernel.fragment.map(fragmentNode)
+ * `kernel.locations_unknown` says why the kernel's own lines are unknown in this run. `nodes` (the view annex's,
+ * kernelviz/views/nodes.py) holds each source node's ATen ops and the fragment's lines shown (each node once);
+ * without it (a payload saved before it) the mapping and the fragment show as the kernel holds them. */
+export function metaView(kernel, links, selectNode, caller, nodes) {
+  const lines = nodes ? nodes.fragment.map((i) => kernel.fragment[i]) : kernel.fragment;
+  const fragment = table(["node", "op", "target", "dtype", "shape", "stride", "users"], lines.map(fragmentNode)
     .filter((n) => n.op !== "output").map((n) => nodeRow(n, links, selectNode)));
-  fragment.classList.add("kv-fragment"); // below a width its stride and users give way (panel.css)
+  fragment.classList.add("kv-fragment"); // below a width its stride and users, then its op, give way (panel.css)
+  const ops = nodes ? nodes.ops : Object.entries(kernel.node_mapping).map(([k, v]) => [k, v.join(", ")]);
   const yours = kernel.locations.map((loc) => locationRow(loc, ""));
   if (caller) yours.push(locationRow(caller, "ran the graph"));
   const unknown = kernel.locations_unknown ? h("div", { class: "kv-hint kv-loc-note" }, kernel.locations_unknown) : null;
   return h("div", { class: "kv-meta" },
-    h("div", {}, h("b", {}, "Source nodes → ATen nodes"), table(["source node", "ATen nodes"],
-      Object.entries(kernel.node_mapping).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v.join(", ")))))),
+    h("div", { class: "kv-node-ops" }, h("b", {}, nodes ? "Source nodes → ATen ops" : "Source nodes → ATen nodes"),
+      table(["source node", nodes ? "ATen ops (their nodes)" : "ATen nodes"],
+        ops.map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", { class: "kv-mono" }, v))))),
     yours.length || unknown
       ? h("div", {}, h("b", {}, "Your code"), yours.length ? table(["line", "code", ""], yours) : null, unknown) : null,
     h("div", {}, h("b", {}, "Graph fragment"), h("span", { class: "kv-hint" }, " (click a node to light the lines linked to it)"),
-      h("span", { class: "kv-hint kv-narrow-only" }, " (stride and users: in a wider output)"), fragment));
+      h("span", { class: "kv-hint kv-narrow-only" }, " (more columns in a wider output)"), fragment));
 }

@@ -28,14 +28,15 @@ export function renderCapture(el, data, host = {}) {
   let table = null;
   const launchRows = (graph) => rowsOf(graph, ((cap.view || {}).launches || [])[cap.graphs.indexOf(graph)]);
 
-  // Tokens and links of a kernel: in the saved data, or asked of the live widget once.
+  // Tokens, links and nodes of a kernel: in the saved data, or asked of the live widget once.
   const kernelData = (key) => {
     const view = cap.view || {};
-    if (view.highlight && view.highlight[key]) return { tokens: view.highlight[key], links: (view.links || {})[key] || {} };
+    const nodes = (view.nodes || {})[key];
+    if (view.highlight && view.highlight[key]) return { tokens: view.highlight[key], links: (view.links || {})[key] || {}, nodes };
     const live = host.kernelData && host.kernelData(key);
     if (live) return live;
     if (host.requestKernel) host.requestKernel(key);
-    return { tokens: null, links: {} };
+    return { tokens: null, links: {}, nodes };
   };
 
   function graphSelect() {
@@ -95,6 +96,12 @@ export function renderCapture(el, data, host = {}) {
       `timed on ${graph.timed_on}${madeUp}${busy}${cuda}`);
   }
 
+  /** What timing adds to an untimed graph, in one line (the view annex's, worked out in Python). */
+  function untimedNote(graph) {
+    const text = graph && !state.progress && (((cap.view || {}).launches || [])[state.graph] || {}).untimed;
+    return text ? h("span", { class: "kv-hint kv-untimed" }, text) : null;
+  }
+
   /** The sizes a graph compiled with dynamic shapes holds as symbols (the view annex's, worked out in Python). */
   function dynamicNote() {
     const text = (((cap.view || {}).launches || [])[state.graph] || {}).dynamic;
@@ -107,8 +114,8 @@ export function renderCapture(el, data, host = {}) {
       class: "kv-filter", type: "search", placeholder: "filter by name, op, node", value: state.filter,
       oninput: (e) => { state.filter = e.target.value; drawTable(); } }), kindSelect(graph),
     columnChooser(state.columns, (key, on) => { if (on) state.columns.add(key); else state.columns.delete(key); drawTable(); },
-      () => (table ? table.dropped() : [])),
-    timingControl(graph), countersControl(graph), timedNote(graph), dynamicNote()].filter(Boolean));
+      () => (table ? table.dropped() : []), () => (table ? table.empty() : [])),
+    timingControl(graph), countersControl(graph), timedNote(graph), untimedNote(graph), dynamicNote()].filter(Boolean));
   }
 
   function draw() {

@@ -48,18 +48,19 @@ const text = (key, cls) => (r) => h("td", { class: cls || "", title: r[key] || "
 const num = (key, f) => (r) => h("td", { class: "kv-num" }, f(r[key]));
 
 /** Every column: key (a row field, also the sort key), num (right-aligned), header, shown by default, its cell,
- * its text (what sizes it; none: the launch column, which takes the rest, or a fixed `width`), and `keep`: the
- * order in which columns give way where the table is narrow (the lowest first; 0: never). */
+ * its text (what sizes it; none: the launch column, which takes the rest, or a fixed `width`), `keep`: the
+ * order in which columns give way where the table is narrow (the lowest first; 0: never), and `figure`: a
+ * measured figure, whose column is left out while no row has one (an untimed graph says what timing adds). */
 export const COLUMNS = [
   { key: "index", num: true, label: "#", show: true, keep: 0, cell: num("index", String), text: (r) => String(r.index) },
   { key: "name", label: "launch", show: true, keep: 0, cell: nameCell },
   { key: "kind", label: "kind", show: true, keep: 4, cell: text("kind"), text: (r) => r.kind },
-  { key: "ms", num: true, label: "in-graph ms", show: true, keep: 9, cell: num("ms", fmtMs), text: (r) => fmtMs(r.ms), title: "time in the graph, as call() runs it" },
-  { key: "share", num: true, label: "share", width: "6.5em", show: true, keep: 8, cell: shareCell, title: "share of the graph's in-graph time" },
-  { key: "iso", num: true, label: "isolated ms", show: true, keep: 2, cell: num("iso", fmtMs), text: (r) => fmtMs(r.iso), title: "the kernel alone, L2 flushed" },
-  { key: "rate", num: true, label: "achieved", show: true, keep: 6, cell: rateCell, text: (r) => rateText(r) + (r.cacheResident ? " cache-resident" : ""), title: "GB/s, or TFLOP/s for a compute-bound launch; a collective's bus bandwidth (GB/s bus, as nccl-tests counts it)" },
-  { key: "pct", num: true, label: "% roof", show: true, keep: 5, cell: pctCell, text: pctText, title: "% of the roofline: of the peak that bounds the launch" },
-  { key: "bound", label: "bound", show: true, keep: 3, cell: text("bound"), text: (r) => r.bound },
+  { key: "ms", figure: true, num: true, label: "in-graph ms", show: true, keep: 9, cell: num("ms", fmtMs), text: (r) => fmtMs(r.ms), title: "time in the graph, as call() runs it" },
+  { key: "share", figure: true, num: true, label: "share", width: "6.5em", show: true, keep: 8, cell: shareCell, title: "share of the graph's in-graph time" },
+  { key: "iso", figure: true, num: true, label: "isolated ms", show: true, keep: 2, cell: num("iso", fmtMs), text: (r) => fmtMs(r.iso), title: "the kernel alone, L2 flushed" },
+  { key: "rate", figure: true, num: true, label: "achieved", show: true, keep: 6, cell: rateCell, text: (r) => rateText(r) + (r.cacheResident ? " cache-resident" : ""), title: "GB/s, or TFLOP/s for a compute-bound launch; a collective's bus bandwidth (GB/s bus, as nccl-tests counts it)" },
+  { key: "pct", figure: true, num: true, label: "% roof", show: true, keep: 5, cell: pctCell, text: pctText, title: "% of the roofline: of the peak that bounds the launch" },
+  { key: "bound", figure: true, label: "bound", show: true, keep: 3, cell: text("bound"), text: (r) => r.bound },
   { key: "aten", label: "original ATen", width: "14em", show: false, keep: 1, cell: text("aten") },
   { key: "nodes", label: "source nodes", width: "14em", show: false, keep: 1, cell: text("nodes") },
   { key: "type", label: "type", show: false, keep: 1, cell: text("type"), text: (r) => r.type },
@@ -76,6 +77,9 @@ function textPx(el, text) {
   ctx.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
   return ctx.measureText(text).width;
 }
+
+/** Whether column `c` has something to show in `rows` (a figure column without figures has not). */
+const filled = (c, rows) => !c.figure || rows.some((r) => r[c.key] != null && r[c.key] !== "");
 
 /** The px width of each chosen column (by its widest text and its header's longest word; headers wrap) and
  * which of them fit in `room` px with the launch column at NAME_MIN_CHARS: { columns, widths, dropped, budget }. */
@@ -119,17 +123,17 @@ export function visibleRows(rows, state) {
   return out;
 }
 
-/** The column chooser: a checkbox per column; `dropped()` names the chosen columns the table has no room for
- * (said in the list when it opens). */
-export function columnChooser(shown, onChange, dropped = () => []) {
+/** The column chooser: a checkbox per column; `dropped()` names the chosen columns the table has no room for,
+ * `empty()` the figure columns no row has a figure for (each said in the list when it opens). */
+export function columnChooser(shown, onChange, dropped = () => [], empty = () => []) {
   const list = h("div", { class: "kv-columns-list" });
   const fill = () => {
-    const out = new Set(dropped());
+    const out = new Set(dropped()), none = new Set(empty());
     list.replaceChildren(...COLUMNS.filter((c) => c.key !== "name").map((c) => {
       const box = h("input", { type: "checkbox", "data-column": c.key, onchange: (e) => onChange(c.key, e.target.checked) });
       box.checked = shown.has(c.key);
-      return h("label", { class: out.has(c.key) ? "kv-dropped" : "" }, box, " " + c.label,
-        out.has(c.key) ? h("span", { class: "kv-hint" }, " (no room at this width)") : null);
+      const why = none.has(c.key) ? " (no figures yet)" : out.has(c.key) ? " (no room at this width)" : "";
+      return h("label", { class: why ? "kv-dropped" : "" }, box, " " + c.label, why ? h("span", { class: "kv-hint" }, why) : null);
     }));
   };
   fill();
@@ -153,7 +157,8 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
     const probe = tableEl.tHead.appendChild(h("tr", {}, h("th", {}, "x"), h("td", {}, "x"), h("td", { class: "kv-mono" }, "x")));
     room = wrap.clientWidth || 1000;
     const [th, td, mono] = probe.cells;
-    fit = fitColumns(COLUMNS.filter((c) => state.columns.has(c.key)), rows, { th, td, mono }, room);
+    fit = fitColumns(COLUMNS.filter((c) => state.columns.has(c.key) && filled(c, rows)), rows, { th, td, mono }, room);
+    fit.empty = COLUMNS.filter((c) => !filled(c, rows)).map((c) => c.key);
     fit.level = columnLevel(rows.map((r) => r.forms), fit.budget);
     const cols = columns();
     tableEl.replaceChildren(
@@ -212,6 +217,8 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
   return {
     /** The chosen columns left out for want of room. */
     dropped: () => fit.dropped,
+    /** The figure columns left out for want of figures. */
+    empty: () => fit.empty || [],
     show(nextRows, graphIndex, gapRow) {
       rows = nextRows; graph = graphIndex; gap = gapRow;
       header();

@@ -1,7 +1,8 @@
 // The "Wrapper call()" tab: call()'s steps in order (launches, allocations, reuses, frees) with
-// the bytes live after each, and the peak. For an AOTInductor package, also what the package holds (metadata,
-// files, constants without their values) and its C++ wrapper, highlighted, scrolled to run_impl; a launch's
-// step or line opens its kernel, as the launch table does.
+// the bytes live after each, and the peak; the selected launch's step is highlighted and scrolled into view.
+// For an AOTInductor package, also what the package holds (metadata, files, constants without their values) and
+// its C++ wrapper, highlighted, scrolled to run_impl; a launch's step or line opens its kernel, as the launch
+// table does.
 import { h, table } from "./dom.js";
 import { fmtBytes, plural } from "./format.js";
 import { scrollPaneTo, sourceView } from "./source.js";
@@ -18,16 +19,22 @@ export function wrapperTab(ctx) {
       detail: e.kind === "alloc" ? `${e.dtype || "?"}[${(e.shape || []).join(", ")}] ${fmtBytes(e.nbytes)}` :
         e.kind === "reuse" ? `takes over ${e.source}` : "" })),
   ].sort((a, b) => a.step - b.step);
-  let current = 0;
+  let current = 0, selected = null;
+  const chosen = ctx.row ? ctx.row.index : null;
   const rows = steps.map((s) => {
     if (live.has(s.step)) current = live.get(s.step);
     const open = s.launch === undefined ? {} : { onclick: () => ctx.go(g, s.launch), title: "open its kernel" };
-    return h("tr", { class: `kv-step kv-${s.what}` + (s.step === mem.peak_step ? " kv-peak" : ""), ...open },
-      h("td", {}, s.line), h("td", {}, s.what), h("td", { class: "kv-mono" }, s.text), h("td", {}, s.detail),
-      h("td", {}, fmtBytes(current)));
+    const peak = s.step === mem.peak_step;
+    const row = h("tr", { class: `kv-step kv-${s.what}` + (peak ? " kv-peak" : "") + (s.launch === chosen ? " kv-selected" : ""),
+      ...open }, h("td", {}, s.line), h("td", {}, s.what), h("td", { class: "kv-mono" }, s.text), h("td", {}, s.detail),
+    h("td", {}, fmtBytes(current) + (peak ? " (peak)" : "")));
+    if (s.launch === chosen) selected = row;
+    return row;
   });
+  if (selected) requestAnimationFrame(() => selected.scrollIntoView({ block: "nearest" }));
   return [h("div", { class: "kv-facts" }, `peak memory of buffers call() allocates: ${fmtBytes(mem.peak)}` +
-    (mem.unknown && mem.unknown.length ? ` (+ ${plural(mem.unknown.length, "buffer")} of unknown size)` : "")),
+    (mem.unknown && mem.unknown.length ? ` (+ ${plural(mem.unknown.length, "buffer")} of unknown size)` : "") +
+    (chosen !== null ? ` · launch ${chosen} selected` : "")),
     table(["line", "step", "name", "detail", "live"], rows), ...packageView(ctx, graph)];
 }
 
