@@ -15,8 +15,8 @@ from test_cpp_wrapper_capture import Block, _aten, _launches, _step
 
 import kernelviz
 import zoo
-from kernelviz.advice.graphs import ms_text
 from kernelviz.names import aten_op
+from kernelviz.units import ms_text
 
 pytestmark = [pytest.mark.gpu, pytest.mark.filterwarnings("ignore::UserWarning")]
 

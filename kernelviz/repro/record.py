@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..calls import instrument, kept_rng, launch_grid
-from ..model import ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
+from ..model import NOT_RECORDED, ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import child as child_process
 from . import harness
-from .script import NOT_RECORDED, module_code
+from .script import module_code
 
 KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "debug")

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..advice.graphs import ms_texts
 from ..figures import positive, valid
 from ..model import Capture, DevicePeaks, Graph, Kernel, Launch
 from ..names import name_forms
+from ..units import ms_texts
 
 
 @dataclass(frozen=True)
