@@ -190,6 +190,8 @@ def _plain(value: Any, limited: bool) -> Any:
                            "integers a double can hold (|n| < 2**1024)")
     if kind in (str, int, bool, type(None)):
         return value
+    if isinstance(value, str):  # a subclass (torch.__version__ is a TorchVersion): its text, as orjson writes it
+        return str(value)
     if kind is dict or kind in (list, tuple):  # a loop, not a comprehension: one frame a level of nesting
         out: Any = {} if kind is dict else []
         for key, item in (value.items() if kind is dict else enumerate(value)):

@@ -274,4 +274,4 @@ def environment() -> dict[str, Any]:
     except ImportError:
         triton_version = None
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else None
-    return {"torch_version": torch.__version__, "triton_version": triton_version, "device_name": device}
+    return {"torch_version": str(torch.__version__), "triton_version": triton_version, "device_name": device}
