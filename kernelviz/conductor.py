@@ -113,6 +113,7 @@ class LiveCapture(Capture):
     a :class:`Capture`'s; showing, saving or timing it waits for what its session still works out."""
 
     _session: Session  # declared state, not data: never written (a leading ``_``), copied or compared
+    __dataclass_fields__ = Capture.__dataclass_fields__  # its data's fields, in its own class (orjson looks there)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -201,7 +201,7 @@ def test_saved_capture_renders_without_a_kernel(tmp_path):
         rows.filter(has=page.locator("td[title^='cpp_fused']")).first.click()  # names show the ops, titles in full
         page.wait_for_selector(".jp-RenderedKernelviz .kv-source.kv-highlighted")
         assert panel.locator(".kv-tok-k").count() > 0  # pygments tokens, built as spans from text
-        assert "Source nodes → ATen nodes" in panel.locator(".kv-meta").inner_text()
+        assert "Source nodes → ATen ops" in panel.locator(".kv-meta").inner_text()
         assert panel.locator(".kv-detail-title").inner_text().startswith("cpp_fused")
         page.set_viewport_size({"width": 1400, "height": 1300})
         _open(page, url, "timed.ipynb")

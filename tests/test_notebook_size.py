@@ -43,9 +43,9 @@ CELLS = [
     "def texts():\n"
     "    time.sleep(2)\n"
     f"    return {{'ttir': {SLOW_STAGE!r}}}, {{'ttir': 'a test'}}, []\n"
-    "cap._stages = StageReading([StageJob(kernel, kernel.ir, texts)])\n"
+    "cap.session.stages = StageReading([StageJob(kernel, kernel.ir, texts)])\n"
     "display(cap)\n"
-    "print('stages still being read once shown:', cap._stages is not None)",
+    "print('stages still being read once shown:', cap.busy() == ['compiled stages'])",
     "cap", "cap",
     "cap.save('step.kvz')\nprint('code', sum(len(graph.code) for graph in cap.graphs))",
 ]

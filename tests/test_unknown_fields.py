@@ -11,7 +11,7 @@ from conftest import FIXTURES
 from kernelviz import codec, model
 from kernelviz.compare import model as compare_model
 from kernelviz.compare.model import DIFF_VERSION, FORMAT, Diff
-from kernelviz.model import RANKS_FORMAT, Capture, Document, FragmentNode, GraphRun, Ranks, Record
+from kernelviz.model import RANKS_FORMAT, Capture, Document, FragmentNode, Ranks, Record
 from kernelviz.views.payload import capture_from_bundle, payload, saved
 from model_data import classes_in, full, reachable
 
@@ -47,8 +47,8 @@ def test_every_model_class_written_as_json_keeps_what_it_does_not_know():
     written = reachable(Capture) | reachable(Ranks) | reachable(Diff)
     declared = {c for module in (model, compare_model) for c in vars(module).values()
                 if dataclasses.is_dataclass(c) and c.__module__ == module.__name__}
-    # the live side of a graph is never written; fragment nodes only in schemas 1 and 2 (read as lines since)
-    assert written == declared - {GraphRun, FragmentNode}
+    # fragment nodes only in schemas 1 and 2 (read as lines since)
+    assert written == declared - {FragmentNode}
     assert all(issubclass(cls, Record) for cls in written | {FragmentNode})
 
 

@@ -17,7 +17,7 @@ from ..views.rules import launch_names
 
 
 def payload(diff: Diff) -> dict[str, Any]:
-    """The diff's JSON without the graphs' whole output code, each measure with its texts as the text view writes
+    """The diff's JSON without the graphs' whole output code and the kernels' compiled stages, each measure with its texts as the text view writes
     them (``shown``: both sides, the change and whether it is a win), plus a ``view`` annex: for each group that
     changed, both sides' source, their pygments tokens and the rows of their unified diff; and the forms of each
     side's launch names, per graph (``rules.launch_names``)."""
@@ -25,6 +25,9 @@ def payload(diff: Diff) -> dict[str, Any]:
     for side in ("a", "b"):
         for graph in data[side]["graphs"]:
             graph["code"] = ""
+            for kernel in graph["kernels"]:  # a diff shows no compiled stages: each capture's own output keeps them
+                if kernel.get("ir"):
+                    kernel["ir"]["stages"] = []
     for measures, written in [(diff.headline.measures, data["headline"]["measures"]),
                               *((g.measures, d["measures"]) for g, d in zip(diff.graphs, data["graphs"])),
                               *((g.measures, d["measures"]) for g, d in zip(diff.groups, data["groups"]))]:

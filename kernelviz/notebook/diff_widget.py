@@ -11,7 +11,7 @@ from .panel_code import PanelWidget
 class DiffWidget(PanelWidget):
     """The kernelviz panel of one diff (its payload: :func:`kernelviz.notebook.diff_display.payload`, packed)."""
 
-    style_id = "kernelviz.notebook.diff_widget.DiffWidget"
+    style_id = "kernelviz.views.diff_widget.DiffWidget"  # where the class was: saved notebooks hold it
     payload = traitlets.Dict().tag(sync=True)
 
     def __init__(self, payload: dict, **kwargs):

@@ -20,7 +20,7 @@ _LAZY_VIEWS = {"kernel": kernel_view, "graph": graph_view}  # what the view asks
 class CaptureWidget(PanelWidget):
     """The kernelviz panel of one capture."""
 
-    style_id = "kernelviz.notebook.widget.CaptureWidget"
+    style_id = "kernelviz.views.widget.CaptureWidget"  # where the class was: saved notebooks hold it
 
     payload = traitlets.Dict().tag(sync=True)  # the panel's payload, packed (payload.pack)
     selected = traitlets.Unicode("").tag(sync=True)  # "graph/launch index" of the selected row
@@ -102,7 +102,7 @@ class RanksWidget(CaptureWidget):
     """The panel of a job's ranks: the reference rank's capture with the ranks compared in its Ranks tab.
     It is not timed from the notebook (a job's ranks are timed in the job)."""
 
-    style_id = "kernelviz.notebook.widget.RanksWidget"
+    style_id = "kernelviz.views.widget.RanksWidget"
 
     def __init__(self, ranks: Ranks, **kwargs):
         self.ranks = ranks
