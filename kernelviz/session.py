@@ -30,11 +30,13 @@ class Session:
         return next((run for g, run in self.runs if g is graph), None)
 
     def wait_stages(self) -> None:
-        """Wait for the stages' texts (cleared once read, so that a second thread waiting meanwhile waits too)."""
+        """Wait for the stages' texts (cleared once read, so that a second thread waiting meanwhile waits too; a
+        reading begun meanwhile stays)."""
         pending = self.stages
         if pending is not None:
             pending.result()
-            self.stages = None
+            if self.stages is pending:
+                self.stages = None
 
     def wait_repros(self) -> None:
         pending, self.repros = self.repros, None
