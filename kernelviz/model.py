@@ -288,7 +288,7 @@ class ReproRecord(Record):
 
     def landed(self) -> ReproRecord:
         """This record once its expected outputs are in it (a timing with repros computes them in the
-        background: ``Capture.wait_repros``)."""
+        background: ``LiveCapture.wait_repros``)."""
         landing = self._landing
         if landing is not None:
             landing.wait()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from ..children import Worker
 from ..model import Capture, Graph
 from ..recorder.runs import GraphRun
 from . import collectives, isolation
@@ -42,7 +43,7 @@ def bench(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (),
             g.device == "cpu" for g in capture.graphs):
         # cached, else measured in a child process (a second or two, once per machine and thread count)
         capture.peaks = cpu_peaks()
-    worker = isolation.Worker.get() if any(p.where in ("worker", "package") for p in plans) else None
+    worker = Worker.get() if any(p.where in ("worker", "package") for p in plans) else None
     if options.peaks is not None:
         capture.peaks = options.peaks
     elif capture.peaks is None and torch.cuda.is_available() and any(g.device == "cuda" for g in capture.graphs):
