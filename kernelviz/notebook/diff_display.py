@@ -18,9 +18,9 @@ from ..views.rules import launch_names
 
 def payload(diff: Diff) -> dict[str, Any]:
     """The diff's JSON without the graphs' whole output code and the kernels' compiled stages, each measure with its
-    texts as the text view writes them (``shown``: both sides, the change and whether it is a win), plus a ``view`` annex: for each group that
-    changed, both sides' source, their pygments tokens and the rows of their unified diff; and the forms of each
-    side's launch names, per graph (``rules.launch_names``)."""
+    texts as the text view writes them (``shown``: both sides, the change and whether it is a win), plus a ``view``
+    annex: for each group that changed, both sides' source, their pygments tokens and the rows of their unified diff;
+    and the forms of each side's launch names, per graph (``rules.launch_names``)."""
     data = diff.to_dict()
     for side in ("a", "b"):
         for graph in data[side]["graphs"]:
