@@ -31,6 +31,7 @@ import json
 import os
 import select
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .bench.errors import BenchError, LaunchFailed
@@ -139,40 +140,47 @@ def main(idle_s: float | None = None) -> int:
         torch.cuda.init()
     ended: set[int] = set()
     prepared: dict[int, Prepared] = {}
-    for i, graph in enumerate(capture.graphs):  # first every graph as it runs, before the profiler has started here
-        if graph.package is not None:
-            continue
-        emit(f"graph {i}")
-        try:
-            prepared[i] = _prepare(graph, job, i)
-        except LaunchFailed as exc:
-            emit(f"fail {exc.index} {exc.reason}")
-            return 3
-        except (BenchError, ValueError) as exc:
-            if _end(capture, graph, i, out_dir, exc):
-                return 4
-            ended.add(i)
-    if cuda:
-        emit("phase profiler")
-        _warm_profiler()
-    for i, graph in enumerate(capture.graphs):  # then the profiled runs
-        if i in ended:
-            continue
-        emit(f"graph {i}")
-        try:
-            if graph.package is not None:  # an AOTInductor package: run as it is shipped
-                bench_package(graph, emit)
-            else:
-                _finish(prepared.pop(i), capture.peaks, job, i)
-        except LaunchFailed as exc:
-            emit(f"fail {exc.index} {exc.reason}")
-            return 3
-        except (BenchError, ValueError) as exc:
-            if _end(capture, graph, i, out_dir, exc):
-                return 4
-            continue
-        _end(capture, graph, i, out_dir)
+    try:
+        for i, graph in enumerate(capture.graphs):  # first every graph as it runs, before the profiler starts here
+            if graph.package is None and not _guarded(capture, graph, i, out_dir,
+                                                      lambda i=i, g=graph: prepared.setdefault(i, _prepare(g, job, i))):
+                ended.add(i)
+        if cuda:
+            emit("phase profiler")
+            _warm_profiler()
+        for i, graph in enumerate(capture.graphs):  # then the profiled runs
+            if i not in ended and _guarded(capture, graph, i, out_dir, lambda i=i, g=graph: bench_package(g, emit)
+                                           if g.package is not None  # an AOTInductor package, as shipped
+                                           else _finish(prepared.pop(i), capture.peaks, job, i)):
+                _end(capture, graph, i, out_dir)
+    except _Stop as stop:
+        return stop.status
     return 0
+
+
+class _Stop(Exception):
+    """This process must end with ``status``: a launch failed (3; after a CUDA error nothing else can run here) or a
+    CUDA graph could not be timed (4)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _guarded(capture: Capture, graph: Graph, i: int, out_dir: str, work: Callable[[], object]) -> bool:
+    """Run ``work`` for graph ``i``, each step reported: True where it went on; False where the graph ended not timed
+    (written and reported done); :class:`_Stop` where this process must end."""
+    emit(f"graph {i}")
+    try:
+        work()
+        return True
+    except LaunchFailed as exc:
+        emit(f"fail {exc.index} {exc.reason}")
+        raise _Stop(3) from None
+    except (BenchError, ValueError) as exc:
+        if _end(capture, graph, i, out_dir, exc):
+            raise _Stop(4) from None
+        return False
 
 
 def _end(capture: Capture, graph: Graph, i: int, out_dir: str, error: Exception | None = None) -> bool:
