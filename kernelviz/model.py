@@ -31,6 +31,9 @@ Rule = Literal["launch-bound", "wrapper-overhead", "refused-fusion", "spills", "
 GraphKind = Literal["forward", "backward", "inference", "unknown", "jiterator"]
 Wrapper = Literal["python", "cpp"]
 Cache = Literal["compiled", "fx_cache_hit", "reused"]
+WhatIfKind = Literal["cudagraphs", "cpp_wrapper", "tf32", "max_autotune", "coordinate_descent", "channels_last",
+                     "launch_config", "freezing", "cpp_gemm_template"]
+Verdict = Literal["same", "differs", "unchecked"]  # the outputs against the captured ones, within the dtype's tolerance
 
 SCHEMA_VERSION = 4
 # older files load with the fields added since left at their defaults (4 added Launch.counters,
@@ -602,6 +605,30 @@ class Advice(Record):
     how: str = ""  # how ms was computed, from which measured figures
 
 
+@dataclass
+class WhatIf(Record):
+    """A candidate change measured: the captured graphs compiled again under it and timed in the timing process
+    beside the graphs as captured, their outputs compared with the captured ones. Times are milliseconds; a noise
+    is the half-spread (p75 - p25) / 2 of the runs it is beside."""
+
+    kind: WhatIfKind
+    change: str  # what it is, in words
+    patch: str  # the exact line(s) a user applies to their code
+    graphs: list[int] = field(default_factory=list)  # indices in Capture.graphs it was compiled for
+    reason: str | None = None  # one line: why it could not run (then no figure below is set)
+    kernel: str | None = None  # launch_config: the kernel whose launch configuration changed
+    before_ms: float | None = None  # the graphs as captured, timed beside after_ms
+    before_noise_ms: float | None = None
+    after_ms: float | None = None
+    after_noise_ms: float | None = None
+    step_ms: float | None = None  # the step (every graph of the capture) as captured
+    compile_s: float | None = None  # what compiling under the change cost
+    max_abs_diff: float | None = None
+    max_rel_diff: float | None = None
+    tolerance: str = ""  # the tolerance the verdict used, in words ("atol 1e-05, rtol 1.3e-06 (float32)")
+    verdict: Verdict = "unchecked"
+
+
 # AOTInductor: what a .pt2 package holds beside its graph
 @dataclass
 class PackageConstant(Record):
@@ -778,6 +805,7 @@ class Capture(Document):
     findings: list[Advice] = field(default_factory=list)  # advice: what advice() found last
     tunings: list[Tuning] = field(default_factory=list)  # why: tunings outside compiled graphs (user's)
     cudagraph_pool_bytes: int | None = None  # why: memory of reduce-overhead's CUDA-graph pool at the end
+    whatifs: list[WhatIf] = field(default_factory=list)  # candidate changes measured (cap.whatif()), best first
     schema_version: int = SCHEMA_VERSION
 
     @property
