@@ -285,18 +285,6 @@ class ReproRecord(Record):
     grid: list[int] | None = None  # Triton kernels: the launch's grid
     error: str | None = None  # why no repro could be recorded
 
-    # where the expected outputs are still computed in the background (a ``repro.record.Landing``; not a field:
-    # never written, compared or copied)
-    _landing = None
-
-    def landed(self) -> ReproRecord:
-        """This record once its expected outputs are in it (a timing with repros computes them in the
-        background: ``LiveCapture.wait_repros``)."""
-        landing = self._landing
-        if landing is not None:
-            landing.wait()
-        return self
-
 
 @dataclass
 class Kernel(Record):

@@ -19,6 +19,7 @@ from ..calls import instrument, kept_rng, launch_grid
 from ..model import NOT_RECORDED, ArgSpec, Graph, Kernel, OutputCheck, ReproRecord
 from . import child as child_process
 from . import harness
+from . import pending as under_way
 from .script import module_code
 
 KEEP_BYTES = 64 * 1024  # integer/bool tensors up to this size keep their values from the run
@@ -212,16 +213,15 @@ def _pending(graph: Graph) -> list[tuple[ReproRecord, Kernel | None]]:
 class Landing:
     """The expected outputs of ``graphs``' records (:func:`expect`) computed in a thread, so that a timing with
     repros ends before they are: :meth:`wait` waits for them (``LiveCapture.wait_repros``, and what saves or shows
-    a capture), and so does each record's ``ReproRecord.landed`` (``to_repro()``); a copy or pickle of a record
-    waits too. They begin once ``after()`` returns: the capture's stages read first, which would otherwise compete
-    with them for the CPUs (on an H200, a resnet50 step's repros computed beside its stages' reading landed 18 s
-    after the exit; computed inside the exit, with the stages held back, the whole timing with repros took 4.0 s)."""
+    a capture), and :func:`kernelviz.repro.pending.landed` for one record (``to_repro()``). They begin once
+    ``after()`` returns (the capture's stages are read first: both would compete for the same CPUs). The landing is
+    held by the capture's session and by the records' registry, never by the model: a copy or pickle of a record or
+    a capture takes it as it is and never waits."""
 
     def __init__(self, graphs: list[Graph], after: Callable[[], Any] | None = None) -> None:
         self._done = threading.Event()
         records = [rec for graph in graphs for rec, _ in _pending(graph)]
-        for rec in records:
-            rec._landing = self
+        under_way.begin(records, self)
         threading.Thread(target=self._run, args=(graphs, records, after), name="kernelviz-repros",
                          daemon=True).start()
 
@@ -235,19 +235,11 @@ class Landing:
                 if not rec.expected and rec.error is None:
                     rec.error = f"{NOT_RECORDED}: its expected outputs failed: {type(exc).__name__}: {exc}"
         finally:
-            for rec in records:
-                rec._landing = None
+            under_way.end(records)
             self._done.set()
 
     def wait(self) -> None:
         self._done.wait()
-
-    def __deepcopy__(self, memo: dict) -> None:
-        self.wait()
-
-    def __reduce__(self) -> tuple:
-        self.wait()
-        return type(None), ()
 
 
 def _child(codes: list[str], jobs: list[dict], start: int) -> tuple[dict[int, Any], str | None]:

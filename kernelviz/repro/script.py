@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 from ..model import Graph, Kernel, ReproRecord
+from .pending import landed
 
 _HEURISTICS = re.compile(r"^@triton_heuristics\.\w+\(.*?^\)\n(?=@triton\.jit)", re.M | re.S)
 _MAIN = re.compile(r"^if __name__ == [\"']__main__[\"']:.*", re.M | re.S)
@@ -57,12 +58,10 @@ def _main(title: str, timer: str) -> str:
 
 
 def _record(rec: ReproRecord | None, what: str) -> ReproRecord:
-    if rec is not None:
-        rec.landed()
     if rec is None:
         raise ReproError(f"no launch of {what} was recorded for a repro: time the capture with repros on, "
                          "cap.bench(repros=True), where its device is (plain cap.bench() records none)")
-    if rec.error:
+    if landed(rec).error:
         raise ReproError(rec.error)
     if not rec.expected:
         raise ReproError(f"the expected outputs of {what} were not recorded: time the capture with its tensors "
