@@ -840,12 +840,16 @@ class Capture(Document):
 
         return timed(self, None, isolated=isolated, progress=progress, peaks=peaks, limit_s=limit_s, repros=repros)
 
-    def counters(self, top: int = 10, launches: Any = None, **options: Any) -> Capture:
-        """Measure hardware counters of the launches with the most in-graph time (or ``launches``) under
-        Nsight Compute, in a child process (see :func:`kernelviz.counters.measure`)."""
+    def counters(self, top: int = 10, launches: Launch | str | tuple[str, int] | list | None = None, *,
+                 progress: Any = True) -> Capture:
+        """Measure hardware counters of the ``top`` launches with the most in-graph time under Nsight Compute, in a
+        child process, in place (see :func:`kernelviz.counters.measure`). ``launches``: the launches to measure
+        instead, one or a list of: a :class:`Launch`, a launch's or its kernel's name, or a (graph id, launch
+        index) pair. ``progress``: True for a text bar on stderr, False for none, or ``report(done, total,
+        label)``."""
         from .counters import measure
 
-        return measure(self, top=top, launches=launches, **options)
+        return measure(self, top=top, launches=launches, progress=progress)
 
     def advice(self) -> list[Advice]:
         """The findings of every rule over this capture, the most time at stake first (kept in ``findings``,
