@@ -144,8 +144,8 @@ def test_bench_of_a_package_moved_away(built, tmp_path):
 
 
 def test_a_package_that_crashes_its_loader_costs_only_its_timing(built, tmp_path):
-    """A package whose .so faults as it is loaded (a constructor that raises SIGSEGV, as torch 2.11's loader faulted
-    on an H200): the timing process dies, the graph says so in one line, this process goes on."""
+    """A package whose .so faults as it is loaded (a constructor that raises SIGSEGV, as torch 2.11's own loader can
+    fault): the timing process dies, the graph says so in one line, this process goes on."""
     source, boom = tmp_path / "boom.c", tmp_path / "boom.so"
     source.write_text("#include <signal.h>\n__attribute__((constructor)) static void boom(void) { raise(SIGSEGV); }\n")
     subprocess.run([shutil.which("cc") or shutil.which("gcc") or "c++", "-shared", "-fPIC", "-o", str(boom),

@@ -1,7 +1,7 @@
 """AOTInductor on CUDA (run on the GPU machine): a small transformer block built into a package inside a
 capture, loaded, shown, diffed against its JIT capture, timed by running it in the timing process (each generated
 kernel's in-graph time joined by name, busy, gap, as-run) and diffed again with both sides' times. Where torch's own
-package loader faults in the timing process (torch 2.11 on an H200 did), the test checks that this process went on
+package loader faults in the timing process (torch 2.11's can), the test checks that this process went on
 with one line naming the loader's frame, and is marked xfail with that line. ``KERNELVIZ_AOTI_OUT``: a folder where
 the test leaves the package without its .so (the CPU tests' CUDA fixture) and the figures after each step."""
 
@@ -19,7 +19,7 @@ import kernelviz
 from kernelviz.bench.package import NO_REPLAY
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("fresh_dynamo")]
-# torch 2.11 on an H200 (this test, 2026-11-26): the timing process died (SIGSEGV) in torch's package loader
+# how the graph's error ends where the timing process died (SIGSEGV) in torch's package loader
 LOADER_DIED = " while torch loaded the package"
 
 

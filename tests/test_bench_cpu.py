@@ -280,7 +280,7 @@ def test_the_same_kernel_timed_twice_agrees_within_20_percent():
     threads (whole scheduler slices); that is the machine's noise, not the timer's. A shared machine's speed
     also drifts, by up to 2x from one minute to the next (a whole run slower, not single samples), and a test
     beside this one in the other worker can load it for a whole timing: two timings in a row must agree, within
-    five (CI once saw 0.58, 0.46 and 0.57 ms, each pair 1.2-1.3x apart)."""
+    five."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

@@ -20,7 +20,7 @@ from typing import Any
 from ..model import AsRun, Graph
 from .timers import graphed, release_workspaces, summarize
 
-RUNS = 10  # on an H200 the gate then gave no false alarm in 14 pairs of step captures (20 runs: 1 in 16), half the time
+RUNS = 10  # runs of the plain call() per timing: as steady between captures for the gate as 20, in half the time
 CPU_MAX_S = 3.0  # a fresh process's first seconds can run call() hundreds of times slower (thread pools starting, the
 # machine's other work): the runs go on until their halves agree, the fastest quarter standing for the graph
 REPLAYS = 5  # a replay leaves the CPU out: its median moves less than the plain call()'s; each costs the step's time

@@ -1,7 +1,7 @@
 """Timing an AOTInductor package by running it (``torch._inductor.package.load_package``, which
 ``aoti_load_package`` calls, with the model's name) on inputs made from its recorded specs, in the timing process
-(:mod:`.worker`), never in the user's: torch's loader crashed the process it ran in (H200, torch 2.11: the process
-that had captured the package, and a fresh timing process). Its C++ run marks no launch, so on a GPU the device
+(:mod:`.worker`), never in the user's: torch's loader can crash the process it runs in (torch 2.11 on a GPU, in
+the process that captured the package and in a fresh one alike). Its C++ run marks no launch, so on a GPU the device
 kernels of each run are joined to the launches by kernel name (a generated kernel runs as itself; the library kernels
 between two of them belong to the extern calls there); on the CPU nothing inside the run is seen, so only the whole
 run is timed."""
@@ -20,8 +20,8 @@ from .inputs import recreate
 WARMUP = 5
 CPU_LAUNCHES = ("an AOTInductor package's C++ kernels and ATen calls record nothing torch.profiler sees on the CPU "
                 "(the whole run is timed)")
-NO_REPLAY = ("not replayed as a CUDA graph: an AOTInductor package's run captured into one crashed the process on an "
-             "H200 (torch 2.11)")
+NO_REPLAY = ("not replayed as a CUDA graph: capturing an AOTInductor package's run into one can crash the process "
+             "(torch 2.11)")
 
 
 def missing(graph: Graph) -> str | None:

@@ -63,8 +63,8 @@ def undisturbed(values: list[float]) -> float:
 
     On a shared CPU, other processes preempt a kernel's OpenMP threads for whole scheduler slices (about
     10 ms), so that most runs of a short parallel kernel can be disturbed and the plain median lands on
-    the disturbance (seen on a loaded 2-core machine: fastest quarter 0.6-0.7 ms, median 1.1 ms, p75
-    20 ms, for the same kernel). Interference only ever adds time; the fastest runs are the kernel's own.
+    the disturbance, far above the kernel's own time. Interference only ever adds time; the fastest runs are the
+    kernel's own.
     """
     fastest = sorted(values)[: max(1, len(values) // 4)]
     return statistics.median(fastest)

@@ -154,8 +154,8 @@ def _graph_time(ga: Graph, gb: Graph, n: tuple[int, int], slower: float) -> Grow
     """The graph as it runs (``as_run``) where both sides have it on one clock, else its launches added up. On a
     GPU the plain call() is compared only where the device waits for the CPU on either side
     (:func:`~kernelviz.advice.graphs.waits_on_cpu`, the launch-bound finding's rule): otherwise it is the
-    launches' device time plus the L2 flush and clocks between captures (seen on an H200: a 0.53 ms graph
-    +5.8% between two captures of an unchanged step, its launches' in-graph times within their noise), and the
+    launches' device time plus the L2 flush and the clocks between captures, which move it by several percent
+    between captures of an unchanged step while its launches' in-graph times stay within their noise, and the
     launches' in-graph time is the graph's time."""
     if _as_run_compared(ga, gb):
         a, b = (Timed.of(g.as_run.plain_ms, g.as_run.spread, k, g.as_run.unit) for g, k in ((ga, n[0]), (gb, n[1])))
@@ -176,7 +176,7 @@ def _launch_time(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch], n: tu
                  slower: float) -> _Grown | None:
     """A group's in-graph time on a GPU (device time); on the CPU its kernels' times alone: a CPU launch's in-graph
     time is a mean over runs (launches add up to the graph's busy time), so the other processes of a loaded
-    machine land in it (seen here: an extern matmul's mean +93% between two captures of one step), while a kernel
+    machine land in it (a mean may double between two captures of one step), while a kernel
     alone is timed by its undisturbed runs. A CPU extern call, timed only in the graph, counts in the graph's time.
     None where it did not grow beyond the threshold."""
     if any(x.timing is None for x in la + lb) or {x.timing.unit for x in la} != {x.timing.unit for x in lb}:

@@ -1,10 +1,10 @@
 """Many Triton cubins as one ELF file, so that CUDA's disassembler runs once for them all, and its output split back
 into each cubin's SASS as ``nvdisasm`` gives it for that cubin alone.
 
-``nvdisasm`` spends about half a second of CPU starting, whatever the cubin (an H200 machine: 0.55 s for a 15 KB
-cubin; 20 kernels in one file take hardly longer than one): a step's 146 kernels cost 80 CPU seconds one file at a
-time. The merged file keeps what the disassembly with line markers (``-c -gi``) reads: each kernel's ``.text``
-section and symbols, and its DWARF line tables (``.debug_line``, ``.nv_debug_line_sass``) with their relocations.
+``nvdisasm`` spends about half a second of CPU starting, whatever the cubin, and tens of kernels in one file take
+hardly longer than one: one file per kernel would pay that start once per kernel. The merged file keeps what the
+disassembly with line markers (``-c -gi``) reads: each kernel's ``.text`` section and symbols, and its DWARF line
+tables (``.debug_line``, ``.nv_debug_line_sass``) with their relocations.
 A cubin holding anything else that a relocation refers to (its code calls or addresses another symbol) is not
 merged: it is disassembled alone. ``nvdisasm`` numbers branch labels across the whole file; each kernel's labels
 are renumbered in their order, as the file of that kernel alone numbers them.
