@@ -14,10 +14,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "kernelviz"
 DOCUMENT_MODULES = ("kernelviz.model", "kernelviz.compare.model")  # whose classes' methods may be doors
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = PACKAGE) -> dict[str, Path]:
+    """kernelviz's modules by dotted name, in the tree of ``root`` (a ``kernelviz`` folder)."""
     found = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
         found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
@@ -91,10 +92,11 @@ def package(module: str) -> str:
     return parts[1] if len(parts) > 1 else "kernelviz"
 
 
-def package_imports() -> dict[str, dict[str, set[str]]]:
-    """Who imports whom by package: {importer: {imported: the modules' imports that make the edge}}, counting
-    imports at import time and inside functions, but not the model's doors nor imports for type checkers."""
-    modules = _modules()
+def package_imports(root: Path = PACKAGE) -> dict[str, dict[str, set[str]]]:
+    """Who imports whom by package in the tree of ``root``: {importer: {imported: the modules' imports that make
+    the edge}}, counting imports at import time and inside functions, but not the model's doors nor imports for type
+    checkers."""
+    modules = _modules(root)
     found: dict[str, dict[str, set[str]]] = {package(name): {} for name in modules}
     for name, path in modules.items():
         for target, how in _imports(name, path, modules):
@@ -117,9 +119,9 @@ def test_no_package_circle_counting_function_level_imports():
             f"{a} -> {b} ({', '.join(sorted(edges[a][b]))})" for a, b in zip(circle, circle[1:]))) from None
 
 
-def table() -> str:
+def table(root: Path = PACKAGE) -> str:
     """Who imports whom by package, a line per package (what ``docs/layout.md`` shows)."""
-    edges = package_imports()
+    edges = package_imports(root)
     width = max(map(len, edges))
     return "\n".join(f"{a:<{width}}  -> {', '.join(sorted(edges[a])) or '-'}" for a in sorted(edges))
 
