@@ -1,4 +1,5 @@
-"""What ``save()`` and ``to_json()`` write, ``load()`` and ``from_json()`` read back, whatever a capture made in
+"""What ``save()``, ``to_json()`` and a notebook's output write, ``load()``, ``from_json()`` and
+``capture_from_bundle()`` read back, whatever a capture made in
 Python holds: any value of each field's type (figures that make no sense included: NaN, ±inf, the largest
 doubles, integers beyond 64 bits; any text), the model's captures generated from its type annotations. The
 written JSON is a fixed point: read back and written again, it is the same text (a float that is not finite is
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 import kernelviz
 from kernelviz import codec
 from kernelviz.model import SCHEMA_VERSION, AsRun, Capture, CaptureError, Launch, LaunchTiming
+from kernelviz.views.payload import capture_from_bundle, saved
 
 LIMIT = 2**1024  # the integers a capture's JSON holds: those a double can hold (the views' arithmetic needs it)
 TEXT = st.text(st.characters(exclude_categories=()), max_size=8)  # lone surrogates included
@@ -82,10 +84,18 @@ def test_any_capture_reads_back_what_to_json_and_save_write(tmp_path_factory, ca
         assert kernelviz.load(capture.save(folder / name)).to_json() == text
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(CAPTURES)
+def test_any_capture_reads_back_from_the_notebook_output_it_makes(capture):
+    """The output a notebook saves (the payload, its view annex worked out from whatever the capture holds)."""
+    text = capture.to_json()
+    assert capture_from_bundle(saved(capture)).to_json() == text
+
+
 def test_a_derived_infinite_figure_beside_an_integer_beyond_64_bits_reads_back(tmp_path):
     """The advice works out an infinite idle time from as-run figures at a double's ends, while a launch's bytes
-    need the standard library's writer (orjson writes 64 bits at most): the file still reads back, the figure as
-    null (None)."""
+    need the standard library's writer (orjson writes 64 bits at most): the file, the JSON and the notebook's
+    output still read back, the figure as null (None); NaN and infinite times beside them too."""
     cap = kernelviz.load(_fixture("cuda-h100-torch2.11/mlp_0.py"))
     cap.graphs[0].as_run = AsRun(unit="gpu", plain_ms=1.7e308, launch_cpu_ms=1.7e308, kernels_ms=-1.7e308,
                                  replay_ms=-1.7e308)
@@ -96,6 +106,12 @@ def test_a_derived_infinite_figure_beside_an_integer_beyond_64_bits_reads_back(t
     again = kernelviz.load(cap.save(tmp_path / "cap.json"))
     assert again.findings[0].ms is None and again.graphs[0].launches[0].timing.bytes == 2**70
     assert again.to_json() == text == kernelviz.load(cap.save(tmp_path / "cap.kvz")).to_json()
+    assert Capture.from_json(text).to_json() == text == capture_from_bundle(saved(cap)).to_json()
+    cap.graphs[0].launches[1].timing = LaunchTiming(in_graph_ms=math.nan, share=math.inf, flops=-math.inf)
+    text = cap.to_json()
+    for again in (kernelviz.load(cap.save(tmp_path / "odd.kvz")), Capture.from_json(text),
+                  capture_from_bundle(saved(cap))):
+        assert again.to_json() == text and again.graphs[0].launches[1].timing.share is None
 
 
 def test_an_integer_no_reader_takes_is_refused_where_it_is_written(tmp_path):
