@@ -1,10 +1,13 @@
 """Units as kernelviz writes them, in every view; the panel shows these strings from its payload.
 
 - Bytes: binary multiples, labelled ``B``, ``KB``, ``MB``, ``GB`` (1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB).
-- Times: held in ms; written in ms with fixed decimals in tables (:func:`ms`), or in the unit that reads best,
-  µs, ms or s (:func:`ms_text`); a line of figures in one unit (:func:`ms_texts`).
-- Rates: decimal, as devices state them: GB/s is 10**9 B/s, TFLOP/s 10**12 FLOP/s (:func:`rate`).
-- Percentages: a share of a whole is never written above 100% (:func:`share`, :func:`percent`); a figure
+- Times: held in ms; written in ms with fixed decimals in tables (:func:`ms`), with decimals by size where a
+  column mixes short and long times (:func:`ms_figure`, the panel's), or in the unit that reads best, µs, ms or s
+  (:func:`ms_text`); a line of figures in one unit (:func:`ms_texts`).
+- Rates: decimal, as devices state them: GB/s is 10**9 B/s, TFLOP/s 10**12 FLOP/s (:func:`rate`; with decimals by
+  size, :func:`rate_figure`, the panel's).
+- Percentages: a share of a whole is never written above 100% (:func:`share`, :func:`percent`, and with decimals
+  by size :func:`percent_figure`, the panel's); a figure
   relative to another may be (:func:`relative`), and a change is signed (:func:`change`).
 
 A figure that makes no sense is written as what it is (:func:`kernelviz.figures.shown`: ``invalid: -3 GB/s``)."""
@@ -40,6 +43,16 @@ def ms(value: float | None, digits: int = 4) -> str:
     if value is None:
         return ""
     return f"{value:.{digits}f}" if valid(value) else shown(value, "ms")
+
+
+def ms_figure(value: float | None) -> str:
+    """A time in ms without its unit, its decimals by its size (a column of short and long times): ``123``,
+    ``1.23``, ``0.0123``; "" for None."""
+    if value is None:
+        return ""
+    if not valid(value):
+        return shown(value, "ms")
+    return f"{value:.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.4f}"
 
 
 def ms_sig(value: float, digits: int = 4) -> str:
@@ -81,6 +94,16 @@ def percent(value: float | None, digits: int = 1) -> str:
     return f"{min(100.0, value):.{digits}f}%" if valid(value) else shown(value, "%")
 
 
+def percent_figure(value: float | None) -> str:
+    """A percentage of a whole given in percent, its decimals by its size, never above 100: ``100%``, ``42%``,
+    ``4.2%``; "" for None."""
+    if value is None:
+        return ""
+    if not valid(value):
+        return shown(value, "%")
+    return "100%" if value >= 99.95 else f"{value:.0f}%" if value >= 10 else f"{value:.1f}%"
+
+
 def relative(fraction: float | None, digits: int = 1) -> str:
     """A figure relative to another (a spread over the median, a margin), as a percentage that may pass 100:
     ``250%``; "" for None."""
@@ -95,3 +118,20 @@ def change(pct: float, digits: int = 1) -> str:
 def rate(value: float | None, unit: str) -> str:
     """A rate with its unit (``GB/s``, ``TFLOP/s``): ``1.23e+03 GB/s`` as ``%.3g`` writes it; "" for None."""
     return shown(value, unit)
+
+
+def rate_figure(value: float | None, unit: str) -> str:
+    """A rate with its unit, its decimals by its size: ``1234 GB/s``, ``12.3 GB/s``, ``1.23 TFLOP/s``; "" for
+    None."""
+    if value is None:
+        return ""
+    if not valid(value):
+        return shown(value, unit)
+    return f"{value:.0f} {unit}" if value >= 100 else f"{value:.1f} {unit}" if value >= 10 else f"{value:.2f} {unit}"
+
+
+def count(n: int) -> str:
+    """A count in few characters (a narrow column): ``950``, ``12k``, ``3.4M``."""
+    if not valid(n):
+        return shown(n)
+    return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.0f}k" if n >= 1e4 else str(n)

@@ -235,8 +235,8 @@ def test_names_js_picks_the_forms_names_py_picks(tmp_path):
 
 @needs_browser
 def test_panel_rows_show_what_the_payload_annex_says(tmp_path):
-    """Rates, % of roof and names are read from the view annex, not worked out from the model: an annex that
-    says what the model would not give is shown as it says."""
+    """Figures, rates, % of roof and names are read from the view annex, not worked out from the model: an annex
+    that says what the model would not give is shown as it says."""
     cap = CAPTURES["resnet18"]()
     data = payload(cap)
     launches = cap.graphs[0].launches
@@ -245,6 +245,7 @@ def test_panel_rows_show_what_the_payload_annex_says(tmp_path):
     assert annex["rates"][str(first.index)] and annex["roofs"][str(first.index)]  # the model gives both
     annex["rates"][str(first.index)] = [123.0, "GB/s bus", False]
     annex["roofs"][str(first.index)] = [42.0, "made-up peak", "flop"]
+    annex["texts"][str(first.index)] |= {"rate": "123 GB/s bus", "pct": "42%", "pct_exact": "42.0%", "ms": "7.77"}
     annex["names"][first.name] = [["made up"] * 4, "_99", ["made"]]
     del annex["rates"][str(second.index)], annex["roofs"][str(second.index)]
     site = panel_site(tmp_path, json.dumps(data))
@@ -258,7 +259,7 @@ def test_panel_rows_show_what_the_payload_annex_says(tmp_path):
         name = rows.nth(0).locator("td").nth(1)
         assert [name.locator(".kv-name-head").inner_text(), name.locator(".kv-name-tail").inner_text()] == [
             "made up", "_99"] and name.get_attribute("title") == first.name
-        assert cells["achieved"] == "123 GB/s bus" and cells["% roof"] == "42% flop"
+        assert cells["achieved"] == "123 GB/s bus" and cells["% roof"] == "42% flop" and cells["in-graph ms"] == "7.77"
         assert rows.nth(0).locator("td").nth(heads.index("% roof")).get_attribute("title").startswith(
             "42.0% of the made-up peak")
         cells = dict(zip(heads, rows.nth(1).locator("td").all_inner_texts()))
@@ -267,7 +268,8 @@ def test_panel_rows_show_what_the_payload_annex_says(tmp_path):
 
 
 def test_a_payload_saved_before_the_annex_held_rates_says_so(tmp_path):
-    """A timed capture saved by a kernelviz whose view annex held no rates: the panel says why none are shown."""
+    """A timed capture saved by a kernelviz whose view annex held no figures as text: the panel says why none are
+    shown."""
     data = payload(CAPTURES["resnet18"]())
     del data["view"]["launches"]
     site = panel_site(tmp_path, json.dumps(data))
@@ -275,11 +277,11 @@ def test_a_payload_saved_before_the_annex_held_rates_says_so(tmp_path):
     _theme_css(site)
     with serve(site) as url, chromium_page() as page:
         _page(page, url)
-        assert "saved by an older kernelviz: rates and % of roof are not in this output" in page.locator(
+        assert "saved by an older kernelviz: its times, rates and % of roof are not in this output" in page.locator(
             ".kv-header").inner_text()
         heads = [c.strip(" ▲▼") for c in page.locator(".kv-table th").all_inner_texts()]
         cells = dict(zip(heads, page.locator(".kv-table .kv-row").nth(0).locator("td").all_inner_texts()))
-        assert "achieved" not in cells and cells["in-graph ms"]  # times stay; no rate worked out in the browser
+        assert "achieved" not in cells and cells["in-graph ms"] == ""  # no figure is worked out in the browser
         assert page.errors == []
         data = payload(CAPTURES["resnet18"]())  # as saved now: no such line
     (tmp_path / "now").mkdir()

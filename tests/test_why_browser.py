@@ -84,7 +84,7 @@ def test_why_tab_in_the_panel(tmp_path):
                 detail.screenshot(path=str(shots / f"why_tab_{theme}.png"))
             page.locator(".kv-tab[data-tab='findings']").click()
             skip = page.locator(".kv-detail .kv-finding-full").filter(has_text="cudagraph-skip")
-            assert skip.count() == 1 and skip.inner_text().startswith("0.970 ms cudagraph-skip")
+            assert skip.count() == 1 and skip.inner_text().startswith("0.97 ms cudagraph-skip")
             assert "ms: measured: plain call() 2.27 ms − the same call() replayed" in skip.inner_text()
             if shots:
                 page.locator(".kv-detail").screenshot(path=str(shots / f"why_findings_{theme}.png"))

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .. import units
 from ..codec import dumps, json_data, loads
 from ..compare.model import FORMAT as DIFF_FORMAT
 from ..compressed import VALUES, Tail, compress, restored, split
@@ -38,7 +39,8 @@ from .memory import timeline
 from .nodes import node_view
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
-from .text import dynamo_lines, package_line
+from .text import compile_story, dynamo_lines, package_line
+from .texts import graph_texts, launch_texts, memory_texts, package_texts, peak_texts, ranks_texts
 from .why import cudagraph_lines, pool_line, sweeps
 
 ENCODING = "xz+base85"  # the value of "encoding" in the saved form
@@ -65,11 +67,14 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     """Display data for every graph, and with ``per_kernel`` for every kernel (links, and pygments tokens for
     the first ``HIGHLIGHT_BUDGET`` characters of kernel source: a kernel past it is shown as plain text);
     the live widget leaves those out and sends them kernel by kernel when one is selected."""
+    known = peaks_known(capture.peaks)
     annex: dict[str, Any] = {"highlight": {}, "links": {}, "memory": {}, "launches": launch_annex(capture),
-                             "peaks_known": peaks_known(capture.peaks)}
+                             "peaks_known": known, "peak_texts": peak_texts(capture.peaks)}
     budget = HIGHLIGHT_BUDGET
     hip = per_kernel and hip_ready()  # the first display of a process leaves it out (the panel asks when shown)
     for g, graph in enumerate(capture.graphs):
+        annex["launches"][g] |= {"texts": {str(launch.index): launch_texts(graph, launch, known)
+                                           for launch in graph.launches}, "graph": graph_texts(graph)}
         for kernel in graph.kernels if per_kernel else []:
             key = kernel_key(g, kernel.name)
             annex["links"][key] = kernel_links(graph, kernel)
@@ -82,12 +87,13 @@ def view_annex(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
             annex.setdefault("hip", {})[str(g)] = hip_view(graph, text=False)
         if graph.package is not None:
             annex.setdefault("packages", {})[str(g)] = package_line(graph)
+            annex.setdefault("package_sizes", {})[str(g)] = package_texts(graph)
         if (lang := wrapper_language(graph)) and per_kernel and len(graph.code) <= budget:
             budget -= len(graph.code)
             annex.setdefault("wrapper", {})[str(g)] = list(tokens(graph.code, lang))
         line = timeline(graph)
         annex["memory"][str(g)] = {"steps": line.steps, "peak": line.peak, "peak_step": line.peak_step,
-                                   "unknown": line.unknown}
+                                   "unknown": line.unknown} | memory_texts(graph, line)
     return annex
 
 
@@ -102,6 +108,8 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
         data["view"]["findings"] = loads(dumps(found))
     data["view"]["groups"] = [group.to_json() for group in group_findings(found)]  # indices into those findings
+    data["view"]["finding_ms"] = [units.ms_text(f.ms) if f.ms is not None else "—" for f in found]  # in their order
+    data["view"]["compile"] = compile_story(capture)
     data["view"]["dynamo"] = [list(row) for row in dynamo_lines(capture)]  # [line, dynamo's whole text]
     data["view"]["sweeps"] = [s.to_json() for s in sweeps(capture)]  # each autotuning, graph by graph
     data["view"]["cudagraphs"] = {str(g): lines for g, graph in enumerate(capture.graphs)
@@ -124,8 +132,8 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     the widget sends kernel by kernel when one is selected."""
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
-    kept = ("memory", "launches", "peaks_known", "findings", "groups", "dynamo", "sweeps", "cudagraphs",
-            "cudagraph_pool", "packages", "tabs")
+    kept = ("memory", "launches", "peaks_known", "peak_texts", "findings", "groups", "finding_ms", "compile",
+            "dynamo", "sweeps", "cudagraphs", "cudagraph_pool", "packages", "package_sizes", "tabs")
     view = {key: data["view"][key] for key in kept if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 
@@ -143,6 +151,7 @@ def ranks_payload(ranks: Ranks, *, per_kernel: bool = True) -> dict[str, Any]:
     data["ranks"] = ranks.to_dict()
     del data["ranks"]["reference"], data["ranks"]["captures"]
     data["view"]["rank_names"] = name_entries((launch.name, (), None) for launch in ranks.launches)
+    data["view"]["rank_texts"] = ranks_texts(ranks)
     return data
 
 

@@ -193,7 +193,7 @@ def heaviest_kept(capture: Capture, size: Callable[[int, Kernel], int], budget: 
 
 
 def busy_label(graph: Graph) -> str:
-    """What a graph's busy time is on its device (``static/src/format.js`` says the same)."""
+    """What a graph's busy time is on its device."""
     return "call() wall time" if graph.device == "cpu" else "GPU busy time"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import units
 from ..figures import positive, valid
 from ..model import Kernel
 from .highlight import tokens
@@ -30,7 +31,8 @@ def stages_view(kernel: Kernel, *, text: bool = True) -> dict[str, Any]:
                   else f"{kernel.kind} kernels have no Triton stages: their source is in the Kernel tab")
         return {"stages": [], "notes": [reason], "facts": None}
     stages = [{"name": s.name, "title": STAGE_TITLE.get(s.name, s.name), "bytes": s.bytes,
-               "truncated_bytes": s.truncated_bytes, "tool": s.tool}
+               "truncated_bytes": s.truncated_bytes, "tool": s.tool, "size": units.size(s.bytes),
+               "left_out": units.size(s.truncated_bytes) if s.truncated_bytes else ""}
               | ({"text": s.text, "lines": s.source_lines, "helpers": s.helper_lines,
                   "tokens": list(tokens(s.text, STAGE_LANGUAGE.get(s.name, "text")))} if text else {})
               for s in ir.stages]

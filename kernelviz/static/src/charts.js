@@ -7,7 +7,9 @@ import { timelineFigure } from "./timeline.js";
 export function chartsView(cap, g, rows, onSelect) {
   const graph = cap.graphs[g];
   const keyed = rows.map((r) => ({ ...r, key: `${g}/${r.index}` }));
-  const figures = [rooflineFigure(keyed, cap.peaks, !!(cap.view || {}).peaks_known, onSelect), timelineFigure(keyed, graph, onSelect)].filter(Boolean);
+  const figures = [rooflineFigure(keyed, cap.peaks, !!(cap.view || {}).peaks_known, onSelect,
+    (cap.view || {}).peak_texts), timelineFigure(keyed, graph, onSelect,
+    (((cap.view || {}).launches || [])[g] || {}).graph)].filter(Boolean);
   return figures.length ? h("div", { class: "kv-charts" }, ...figures) : null;
 }
 

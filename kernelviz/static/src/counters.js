@@ -1,9 +1,8 @@
 // Hardware counters of a launch (Launch.counters, measured under Nsight Compute by cap.counters()): the
 // "Counters" section of the Kernel tab (figures, warp-stall shares, NVIDIA's findings, the hottest lines
 // first, each linked to its FX nodes), and the heat column of stall samples that marks the lines of a source
-// pane or the instructions of a SASS pane.
+// pane or the instructions of a SASS pane. Every figure is the payload's text (views/texts.py counters_texts).
 import { h } from "./dom.js";
-import { fmtBytes, fmtMs, fmtPct } from "./format.js";
 
 const HOT_LINES = 8;
 
@@ -12,92 +11,89 @@ function fact(label, value, title) {
     h("span", {}, value)) : null;
 }
 
-const pct = (p) => (p == null ? "" : `${fmtPct(p)}%`);
-const count = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(0)}k` : String(n));
-
-/** "what was measured, against Inductor's estimate": the DRAM bytes fact. */
-function dramBytes(c, t) {
-  if (c.dram_read_bytes == null && c.dram_write_bytes == null) return "";
-  const total = (c.dram_read_bytes || 0) + (c.dram_write_bytes || 0);
-  const estimate = t && t.bytes_estimate != null ? ` · Inductor's estimate ${fmtBytes(t.bytes_estimate)}` : "";
-  return `${fmtBytes(total)} (read ${fmtBytes(c.dram_read_bytes)}, written ${fmtBytes(c.dram_write_bytes)})${estimate}`;
+/** "what was measured, against Inductor's estimate": the DRAM bytes fact (`x`: the counters' texts, `estimate`:
+ * Inductor's, as text). */
+function dramBytes(x, estimate) {
+  if (!x.dram_total) return "";
+  return `${x.dram_total} (read ${x.dram_read || ""}, written ${x.dram_written || ""})` +
+    (estimate ? ` · Inductor's estimate ${estimate}` : "");
 }
 
-function stallBars(stalls) {
+function stallBars(stalls, texts) {
   if (!stalls || !stalls.length) return null;
   return h("div", { class: "kv-stalls" }, h("div", { class: "kv-fact-label" }, "warp stalls"),
-    ...stalls.map((s) => h("div", { class: "kv-stall", title: `${(100 * s.share).toFixed(1)}% of the stalls` },
+    ...stalls.map((s, i) => h("div", { class: "kv-stall", title: `${(texts[i] || [])[1] || ""} of the stalls` },
       h("span", { class: "kv-stall-name" }, s.reason),
-      h("span", { class: "kv-stall-bar" }, h("span", { style: `width:${Math.min(100, 100 * s.share).toFixed(1)}%` })),
-      h("span", { class: "kv-stall-pct" }, `${fmtPct(100 * s.share)}%`))));
+      h("span", { class: "kv-stall-bar" }, h("span", { style: `width:${(100 * Math.max(0, Math.min(1, s.share)) || 0).toFixed(1)}%` })),
+      h("span", { class: "kv-stall-pct" }, (texts[i] || [])[0] || ""))));
 }
 
 /** The lines with the most stall samples, hottest first; a click selects the line (lights its FX nodes). */
-function hotLines(c, source, links, onLine) {
+function hotLines(c, heat, source, links, onLine) {
   const total = c.lines.reduce((s, l) => s + l.stall_samples, 0);
   if (!total) return null;
   const text = source.split("\n");
-  const hot = [...c.lines].filter((l) => l.stall_samples > 0).sort((a, b) => b.stall_samples - a.stall_samples)
-    .slice(0, HOT_LINES);
+  const hot = c.lines.map((l, i) => [l, (heat[i] || [])[0] || ""]).filter(([l]) => l.stall_samples > 0)
+    .sort(([a], [b]) => b.stall_samples - a.stall_samples).slice(0, HOT_LINES);
   const nodesOf = (n) => Object.entries(links || {}).filter(([, ls]) => ls.includes(n)).map(([node]) => node);
   return h("div", { class: "kv-hot-lines" }, h("div", { class: "kv-fact-label" }, "hottest lines (stall samples)"),
-    ...hot.map((l) => {
+    ...hot.map(([l, share]) => {
       const nodes = nodesOf(l.line);
       return h("div", { class: "kv-hot-line", "data-line": String(l.line), onclick: () => onLine(l.line),
         title: `${l.stall_samples} of ${total} stall samples · ${l.instructions} instructions executed` +
           (l.top_stall ? ` · mostly ${l.top_stall}` : "") },
-      h("span", { class: "kv-hot-pct" }, `${fmtPct((100 * l.stall_samples) / total)}%`),
+      h("span", { class: "kv-hot-pct" }, share),
       h("span", { class: "kv-lineno" }, String(l.line)),
       h("code", {}, (text[l.line - 1] || "").trim()),
       h("span", { class: "kv-hint" }, [l.top_stall, nodes.length ? `nodes ${nodes.join(", ")}` : ""].filter(Boolean).join(" · ")));
     }));
 }
 
-/** The Counters section of a launch, or null when it was not measured. `source`/`links` are the kernel's
- * source and node→lines links (generated kernels), `onLine(n)` selects a line. */
-export function countersSection(launch, source, links, onLine) {
+/** The Counters section of a launch, or null when it was not measured. `texts`: the launch's figures as text
+ * (rows.js `texts`), `source`/`links` are the kernel's source and node→lines links (generated kernels), `onLine(n)`
+ * selects a line. */
+export function countersSection(launch, texts, source, links, onLine) {
   const c = launch.counters;
   if (!c) return null;
   const title = h("div", { class: "kv-section-title" }, "Counters", h("span", { class: "kv-hint" }, ` ${c.tool || "Nsight Compute"}`));
   if (c.error) return h("div", { class: "kv-counters" }, title, h("div", { class: "kv-note" }, `Not measured: ${c.error}`));
-  const occupancy = [c.achieved_occupancy != null && `achieved ${pct(c.achieved_occupancy)}`,
-    c.theoretical_occupancy != null && `theoretical ${pct(c.theoretical_occupancy)}`].filter(Boolean).join(" · ");
+  const x = texts.counters || {};
+  const occupancy = [x.achieved && `achieved ${x.achieved}`, x.theoretical && `theoretical ${x.theoretical}`]
+    .filter(Boolean).join(" · ");
   return h("div", { class: "kv-counters" }, title,
     h("div", { class: "kv-facts-grid" },
-      fact("duration", c.duration_ms != null ? `${fmtMs(c.duration_ms)} ms under ncu` : "",
+      fact("duration", x.duration ? `${x.duration} ms under ncu` : "",
         "Nsight Compute locks the clocks to base: slower than in the graph"),
-      fact("DRAM bytes", dramBytes(c, launch.timing)),
-      fact("SM throughput", c.sm_pct != null ? `${pct(c.sm_pct)} of speed of light` : ""),
-      fact("memory throughput", c.memory_pct != null ? `${pct(c.memory_pct)} of speed of light` : "",
-        "the busiest of DRAM, L1 and L2"),
-      fact("DRAM throughput", c.dram_pct != null ? `${pct(c.dram_pct)} of peak` : ""),
-      fact("hit rates", [c.l1_hit_rate != null && `L1 ${pct(c.l1_hit_rate)}`, c.l2_hit_rate != null && `L2 ${pct(c.l2_hit_rate)}`]
-        .filter(Boolean).join(" · ")),
+      fact("DRAM bytes", dramBytes(x, texts.bytes_estimate)),
+      fact("SM throughput", x.sm ? `${x.sm} of speed of light` : ""),
+      fact("memory throughput", x.memory ? `${x.memory} of speed of light` : "", "the busiest of DRAM, L1 and L2"),
+      fact("DRAM throughput", x.dram ? `${x.dram} of peak` : ""),
+      fact("hit rates", [x.l1 && `L1 ${x.l1}`, x.l2 && `L2 ${x.l2}`].filter(Boolean).join(" · ")),
       fact("occupancy", occupancy),
-      fact("FLOPs", c.flops ? `${c.flops.toExponential(3)} (CUDA cores; tensor cores not counted)` : ""),
+      fact("FLOPs", x.flops ? `${x.flops} (CUDA cores; tensor cores not counted)` : ""),
       fact("device kernels", c.kernels.length > 1 || !launch.kernel_name ? c.kernels.join(", ") : "")),
-    stallBars(c.stalls),
-    launch.kernel_name && c.lines.length ? hotLines(c, source, links, onLine) : null,
+    stallBars(c.stalls, x.stalls || []),
+    launch.kernel_name && c.lines.length ? hotLines(c, x.lines || [], source, links, onLine) : null,
     c.findings.length ? h("details", { class: "kv-findings" }, h("summary", {}, `NVIDIA's findings (${c.findings.length})`),
       h("ul", {}, ...c.findings.map((f) => h("li", {}, f)))) : null);
 }
 
 /** Put a heat cell of stall samples before each `.kv-line` of `pane`; `keyOf(lineEl)` gives the entry's key
- * (a source line number, or a SASS instruction's offset), `entries` are LineCounters. */
-export function heatColumn(pane, entries, keyOf) {
-  const by = new Map(entries.map((e) => [e.line, e]));
-  const total = entries.reduce((s, e) => s + e.stall_samples, 0);
+ * (a source line number, or a SASS instruction's offset), `entries` are LineCounters, `heat` their [share, count]
+ * as text, in their order (views/texts.py counters_texts). */
+export function heatColumn(pane, entries, heat, keyOf) {
+  const by = new Map(entries.map((e, i) => [e.line, [e, heat[i] || ["", ""]]]));
   const most = Math.max(0, ...entries.map((e) => e.stall_samples));
   if (!most) return;
   pane.classList.add("kv-with-heat");
   pane.querySelectorAll(".kv-line").forEach((el) => {
-    const e = by.get(keyOf(el));
-    const heat = e ? e.stall_samples / most : 0;
+    const [e, [share, count]] = by.get(keyOf(el)) || [null, []];
+    const level = e ? e.stall_samples / most : 0;
     el.prepend(h("span", {
-      class: "kv-heat", style: `--kv-heat:${heat.toFixed(3)}`,
-      title: e ? `${e.stall_samples} stall samples (${fmtPct((100 * e.stall_samples) / total)}%) · ` +
+      class: "kv-heat", style: `--kv-heat:${level.toFixed(3)}`,
+      title: e ? `${e.stall_samples} stall samples (${share}) · ` +
         `${e.instructions} instructions executed${e.top_stall ? ` · mostly ${e.top_stall}` : ""}` : "" },
-    e && e.stall_samples ? count(e.stall_samples) : ""));
+    e && e.stall_samples ? count : ""));
   });
 }
 

@@ -3,7 +3,6 @@
 // pane to the first; clicking a line lights its nodes; neither redraws the tab.
 import { countersSection, heatColumn } from "./counters.js";
 import { h } from "./dom.js";
-import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
 import { metaView } from "./fragment.js";
 import { scrollPaneTo, sourceView } from "./source.js";
 
@@ -12,54 +11,55 @@ function fact(label, value, title) {
     : h("div", { class: "kv-fact", title: title || "" }, h("span", { class: "kv-fact-label" }, label), h("span", {}, value));
 }
 
-/** " (Inductor's estimate X, arguments Y)": the counts behind a launch's bytes that are known. */
-function byteSources(t) {
-  const parts = [t.bytes_estimate != null && `Inductor's estimate ${fmtBytes(t.bytes_estimate)}`,
-    t.bytes_args != null && `arguments ${fmtBytes(t.bytes_args)}`].filter(Boolean);
+/** " (Inductor's estimate X, arguments Y)": the counts behind a launch's bytes that are known (`x`: its figures as
+ * text, rows.js `texts`). */
+function byteSources(x) {
+  const parts = [x.bytes_estimate && `Inductor's estimate ${x.bytes_estimate}`,
+    x.bytes_args && `arguments ${x.bytes_args}`].filter(Boolean);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
-function pct(p, of) {
-  return p == null ? null : `${fmtPct(p)}% of the ${of}`;
+function pct(text, of) {
+  return text ? `${text} of the ${of}` : null;
 }
 
 /** What a collective moved, over which group, how fast (bus and algorithm bandwidth, as nccl-tests counts
- * them), and for a wait_tensor how long it stood waiting. `world` is the capture's world size. */
-function collectiveFacts(c, world) {
+ * them), and for a wait_tensor how long it stood waiting. `x`: its figures as text; `world`: the capture's world
+ * size. */
+function collectiveFacts(c, x, world) {
   const group = c.group_ranks ? `ranks ${c.group_ranks.join(", ")}` : c.group != null ? `group "${c.group}"` : "";
-  const bandwidth = [c.bus_gb_per_s != null && `bus ${fmtRate(c.bus_gb_per_s, "GB/s")}`,
-    c.algo_gb_per_s != null && `algorithm ${fmtRate(c.algo_gb_per_s, "GB/s")}`,
-    c.alone_bus_gb_per_s != null && `alone, back to back: bus ${fmtRate(c.alone_bus_gb_per_s, "GB/s")}`,
+  const bandwidth = [x.bus && `bus ${x.bus}`, x.algo && `algorithm ${x.algo}`,
+    x.alone_bus && `alone, back to back: bus ${x.alone_bus}`,
     c.bus_gb_per_s == null && c.algo_gb_per_s != null && world === 1 && "no bus figure: at one rank nothing crosses a link"]
     .filter(Boolean).join(" · ");
   return [
     fact("collective", c.op + (c.reduce_op ? ` (${c.reduce_op})` : "") + (group ? ` over ${group}` : "")),
-    fact("message", c.bytes != null ? fmtBytes(c.bytes) : "", "the message size as nccl-tests counts it"),
+    fact("message", x.message || "", "the message size as nccl-tests counts it"),
     fact("bandwidth", bandwidth),
-    fact("waited", c.wait_ms != null ? `${fmtMs(c.wait_ms)} ms` + (c.waits_on != null ? ` for launch #${c.waits_on}` : "") : ""),
+    fact("waited", x.wait ? `${x.wait} ms` + (c.waits_on != null ? ` for launch #${c.waits_on}` : "") : ""),
   ];
 }
 
 function launchFacts(row, graph, world) {
   const t = row.launch.timing || {};
   const kt = (row.kernel && row.kernel.timing) || {};
+  const x = row.texts;
   const clock = t.unit === "cpu" ? "CPU wall clock" : "GPU device time";
   return h("div", { class: "kv-facts-grid" },
-    ...(row.launch.collective ? collectiveFacts(row.launch.collective, world) : []),
-    fact("in-graph", t.in_graph_ms != null ? `${fmtMs(t.in_graph_ms)} ms (${clock})` : "",
-      graph.timed_on ? `timed on ${graph.timed_on}` : ""),
-    fact("share", t.share != null ? `${(100 * t.share).toFixed(1)}% of the graph` : ""),
-    fact("isolated", kt.isolated_ms != null ? `${fmtMs(kt.isolated_ms)} ms` : kt.error ? `not timed: ${kt.error}` : ""),
+    ...(row.launch.collective ? collectiveFacts(row.launch.collective, x, world) : []),
+    fact("in-graph", x.ms ? `${x.ms} ms (${clock})` : "", graph.timed_on ? `timed on ${graph.timed_on}` : ""),
+    fact("share", x.share ? `${x.share} of the graph` : ""),
+    fact("isolated", x.iso ? `${x.iso} ms` : kt.error ? `not timed: ${kt.error}` : ""),
     row.launch.collective
-      ? fact("alone", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (the collective repeated back to back)` : "")
-      : fact("flushed", t.flushed_ms != null ? `${fmtMs(t.flushed_ms)} ms (L2 flushed: the % figures use it)` : ""),
-    fact("achieved", [t.gb_per_s != null ? fmtRate(t.gb_per_s, "GB/s") : "", t.tflop_per_s != null ? fmtRate(t.tflop_per_s, "TFLOP/s") : ""]
+      ? fact("alone", x.flushed ? `${x.flushed} ms (the collective repeated back to back)` : "")
+      : fact("flushed", x.flushed ? `${x.flushed} ms (L2 flushed: the % figures use it)` : ""),
+    fact("achieved", [x.gbps || "", x.tflops || ""]
       .filter(Boolean).join(" · ") + (t.cache_resident ? ` (cache-resident: above the DRAM peak, inputs in ${t.unit === "cpu" ? "the CPU's caches" : "L2"})` : "")),
-    fact("% of peak", row.pct == null ? "" : [pct(t.pct_peak_bw, "DRAM peak"), // none where the peaks are not known
-      pct(t.pct_peak_flops, `${t.dtype || ""} compute peak`)].filter(Boolean).join(" · ")),
+    fact("% of peak", row.pct == null ? "" : [pct(x.pct_bw, "DRAM peak"), // none where the peaks are not known
+      pct(x.pct_flops, `${t.dtype || ""} compute peak`)].filter(Boolean).join(" · ")),
     fact("bound", t.bound || ""),
-    fact("bytes", t.bytes != null ? fmtBytes(t.bytes) + byteSources(t) : ""),
-    fact("FLOPs", t.flops != null ? t.flops.toExponential(3) + (t.dtype ? ` (${t.dtype})` : "") : ""),
+    fact("bytes", x.bytes ? x.bytes + byteSources(x) : ""),
+    fact("FLOPs", x.flops ? x.flops + (t.dtype ? ` (${t.dtype})` : "") : ""),
     fact("binary", kt.num_regs != null ? `${kt.num_regs} registers, ${kt.num_spills} spills, ${kt.shared_bytes} B shared` : ""),
     fact("config", kt.config ? Object.entries(kt.config).map(([k, v]) => `${k}=${v}`).join(" ") : ""),
     fact("device kernels", (t.device_kernels || []).join(", ")),
@@ -97,7 +97,7 @@ export function kernelTab(ctx) {
   if (!kernel) {
     box.append(h("pre", { class: "kv-call" }, launch.text),
       h("div", { class: "kv-facts" }, `reads ${launch.reads.join(", ") || "-"} · writes ${launch.writes.join(", ") || "-"}`),
-      countersSection(launch, "", {}, () => {}) || "");
+      countersSection(launch, row.texts, "", {}, () => {}) || "");
     return [box];
   }
   const { tokens, links, nodes } = ctx.kernelData(`${ctx.graph}/${kernel.name}`);
@@ -112,8 +112,10 @@ export function kernelTab(ctx) {
     light(box, links, state);
   };
   const source = sourceView(kernel.source, tokens, selectLine);
-  if (launch.counters && launch.counters.lines) heatColumn(source, launch.counters.lines, (el) => Number(el.dataset.line));
-  const counted = countersSection(launch, kernel.source, links, (n) => {
+  if (launch.counters && launch.counters.lines) {
+    heatColumn(source, launch.counters.lines, (row.texts.counters || {}).lines || [], (el) => Number(el.dataset.line));
+  }
+  const counted = countersSection(launch, row.texts, kernel.source, links, (n) => {
     selectLine(n);
     scrollPaneTo(source, source.querySelector(`.kv-line[data-line="${n}"]`));
   });

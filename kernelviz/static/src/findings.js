@@ -6,12 +6,6 @@ import { formsOf, nameLabel } from "./names.js";
 
 export const TOP = 5;
 
-/** Milliseconds as a finding shows them: µs below 0.1 ms, seconds from 1000 ms; "—" where none was measured. */
-export function findingMs(ms) {
-  if (ms === null || ms === undefined) return "—";
-  if (ms >= 1000) return `${(ms / 1e3).toPrecision(3)} s`;
-  return ms < 0.1 ? `${(ms * 1e3).toFixed(1)} µs` : `${ms.toPrecision(3)} ms`;
-}
 
 /** The capture's findings: as kept, else as the view annex worked them out (a capture saved before they were kept). */
 const findingsOf = (cap) => (cap.findings && cap.findings.length ? cap.findings : (cap.view && cap.view.findings) || []);
@@ -31,11 +25,11 @@ function where(cap, f) {
 
 /** One finding as a line (header) or with how its ms was computed and what to try (tab); `go(graph, launch)`
  * switches to the graph and selects the launch (launch null: the graph alone). */
-function item(cap, f, go, full) {
+function item(cap, f, i, go, full) {
   const g = graphIndex(cap, f.graph);
   const target = g >= 0 ? () => go(g, f.launches.length ? f.launches[0] : null) : null;
   const head = [
-    h("b", { class: "kv-finding-ms", title: `ms: ${f.how}` }, findingMs(f.ms)), " ",
+    h("b", { class: "kv-finding-ms", title: `ms: ${f.how}` }, ((cap.view || {}).finding_ms || [])[i] || "—"), " ",
     h("span", { class: "kv-rule" }, f.rule), " ",
     target ? h("a", { class: "kv-finding-at", href: "#", onclick: (e) => { e.preventDefault(); target(); } }, where(cap, f))
       : h("span", { class: "kv-finding-at" }, where(cap, f)),
@@ -58,7 +52,7 @@ function groupsOf(cap) {
 /** One group: its title, the findings it shows, and the rest behind "N more" (with their time in all). */
 function groupItem(cap, group, go, full) {
   const all = findingsOf(cap);
-  const items = (indices) => indices.filter((i) => all[i]).map((i) => item(cap, all[i], go, full));
+  const items = (indices) => indices.filter((i) => all[i]).map((i) => item(cap, all[i], i, go, full));
   return h("li", { class: "kv-finding-group" },
     h("div", { class: "kv-finding-group-title" }, group.title),
     h("ul", {}, ...items(group.shown)),

@@ -29,20 +29,6 @@ export function headline(cap) {
   return parts.join(" · ");
 }
 
-/** What the cell compiled: "compiled 2 graphs in 3.21 s · 1 cached (0 s)", from Graph.cache and compile_s. */
-export function compileStory(graphs) {
-  const by = (c) => graphs.filter((g) => g.cache === c);
-  const seconds = (gs) => gs.reduce((s, g) => s + (g.compile_s || 0), 0);
-  const parts = [];
-  const compiled = by("compiled"), hits = by("fx_cache_hit"), reused = by("reused");
-  const unknown = graphs.filter((g) => !g.cache && g.compile_s);
-  if (compiled.length) parts.push(`compiled ${plural(compiled.length, "graph")} in ${seconds(compiled).toFixed(2)} s`);
-  if (hits.length) parts.push(`${plural(hits.length, "graph")} from Inductor's FX graph cache` +
-    (seconds(hits) >= 0.005 ? ` (loaded in ${seconds(hits).toFixed(2)} s)` : ""));
-  if (reused.length) parts.push(`${reused.length} cached (compile 0 s: compiled before this cell)`);
-  if (unknown.length) parts.push(`compile ${seconds(unknown).toFixed(2)} s`);
-  return parts.join(" · ");
-}
 
 const EVENT_LABEL = { graph_break: "graph break", recompile: "recompile", skip: "skipped frame" };
 
@@ -58,11 +44,12 @@ export function dynamoEvents(cap) {
     h("details", {}, h("summary", { class: "kv-mono" }, line), h("pre", { class: "kv-reason" }, reason)))));
 }
 
-/** A capture timed, saved by a kernelviz that did not yet put rates and % of roof in the view annex: say so. */
-const olderPayload = (cap) => !(cap.view && cap.view.launches) && cap.graphs.some(isTimed);
+/** A capture timed, saved by a kernelviz that did not yet put its figures as text in the view annex: say so. */
+const olderPayload = (cap) => cap.graphs.some((graph, g) => isTimed(graph) &&
+  !((((cap.view || {}).launches || [])[g] || {}).texts));
 
 export function headerView(cap) {
-  const story = compileStory(cap.graphs);
+  const story = (cap.view || {}).compile || "";  // what the cell compiled, in how long (views/text.py compile_story)
   const breaks = (cap.dynamo || []).filter((e) => e.kind === "graph_break").length;
   const recompiles = (cap.dynamo || []).filter((e) => e.kind === "recompile").length;
   const summary = [story, breaks ? plural(breaks, "graph break") : "", recompiles ? plural(recompiles, "recompile") : ""]
@@ -70,7 +57,7 @@ export function headerView(cap) {
   return h("div", { class: "kv-header" },
     h("div", {}, h("b", {}, "kernelviz"), " · ", headline(cap)),
     summary ? h("div", { class: "kv-story" }, summary) : null,
-    olderPayload(cap) ? h("div", { class: "kv-story kv-older" }, "saved by an older kernelviz: rates and % of roof " +
+    olderPayload(cap) ? h("div", { class: "kv-story kv-older" }, "saved by an older kernelviz: its times, rates and % of roof " +
       "are not in this output (run the cell again to see them)") : null,
     dynamoEvents(cap));
 }

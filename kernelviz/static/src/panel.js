@@ -2,7 +2,7 @@
 import { markSelected, chartsView } from "./charts.js";
 import { isDiff, renderDiff } from "./diff.js";
 import { h } from "./dom.js";
-import { busyLabel, fmtMs, gapTitle, plural } from "./format.js";
+import { plural } from "./format.js";
 import { findingsHeader } from "./findings.js";
 import { headerView } from "./header.js";
 import { isTimed, launchRows as rowsOf } from "./rows.js";
@@ -27,6 +27,8 @@ export function renderCapture(el, data, host = {}) {
   el.replaceChildren(root);
   let table = null;
   const launchRows = (graph) => rowsOf(graph, ((cap.view || {}).launches || [])[cap.graphs.indexOf(graph)]);
+  /** A graph's times and what they are, as text (the view annex's `launches[g].graph`, views/texts.py). */
+  const graphTexts = (graph) => (((cap.view || {}).launches || [])[cap.graphs.indexOf(graph)] || {}).graph || {};
 
   // Tokens, links and nodes of a kernel: in the saved data, or asked of the live widget once.
   const kernelData = (key) => {
@@ -88,8 +90,9 @@ export function renderCapture(el, data, host = {}) {
 
   function timedNote(graph) {
     if (!graph || !graph.timed_on) return null;
-    const busy = graph.gpu_busy_ms != null ? ` · ${busyLabel(graph)} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
-    const cuda = graph.cudagraph_ms != null ? ` · as a CUDA graph ${fmtMs(graph.cudagraph_ms)} ms` : "";
+    const texts = graphTexts(graph);
+    const busy = texts.busy ? ` · ${texts.busy_label} ${texts.busy} ms` : "";
+    const cuda = texts.cudagraph ? ` · as a CUDA graph ${texts.cudagraph} ms` : "";
     const madeUp = graph.made_up_values && graph.made_up_values.length
       ? ` (made-up values for ${graph.made_up_values.join(", ")})` : "";
     return h("span", { class: "kv-hint" + (graph.timed_on === "user tensors" ? "" : " kv-warn") },
@@ -149,7 +152,8 @@ export function renderCapture(el, data, host = {}) {
     const rows = graph ? visibleRows(launchRows(graph), state) : [];
     const busy = graph && graph.gpu_busy_ms;
     const gap = graph && graph.gap_ms != null && !state.filter && !state.kind
-      ? { ms: graph.gap_ms, share: busy ? graph.gap_ms / busy : null, title: gapTitle(graph) } : null;
+      ? { ms: graph.gap_ms, share: busy ? graph.gap_ms / busy : null, title: graphTexts(graph).gap_title || "",
+        texts: graphTexts(graph) } : null;
     table.show(rows, state.graph, gap);
   }
 

@@ -5,14 +5,11 @@
 import { axisBottom, axisLeft } from "d3-axis";
 import { scaleLog } from "d3-scale";
 import { h } from "./dom.js";
-import { fmtBytes, fmtRate } from "./format.js";
 import { decades, kindColour, legend, svgFrame, tickLabel } from "./palette.js";
 
 const W = 460, H = 220, M = { left: 46, right: 12, top: 18, bottom: 38 };
 const STRIP_H = 92;
 
-/** A ceiling's value in its label: whole from 100 up (a GPU's), else three significant digits (a CPU's 0.0753). */
-const ceiling = (v) => (v >= 100 ? v.toFixed(0) : String(+v.toPrecision(3)));
 
 function extent(values, pad) {
   const lo = Math.min(...values), hi = Math.max(...values);
@@ -31,23 +28,23 @@ function onePerPixel(rows, place) {
 }
 
 /** "measured" where Nsight Compute counted the launch's DRAM bytes, with the estimate it replaced. */
-function measuredNote(launch) {
-  const c = launch && launch.counters, t = launch && launch.timing;
+function measuredNote(r) {
+  const c = r.launch.counters, t = r.texts;
   if (!c || c.error || c.dram_read_bytes == null) return "";
-  const estimate = t.bytes_estimate != null ? `Inductor's estimate ${fmtBytes(t.bytes_estimate)}`
-    : t.bytes_args != null ? `arguments ${fmtBytes(t.bytes_args)}` : "no estimate";
-  return `\nmeasured: ${fmtBytes(t.bytes)} DRAM (Nsight Compute; ${estimate})`;
+  const estimate = t.bytes_estimate ? `Inductor's estimate ${t.bytes_estimate}`
+    : t.bytes_args ? `arguments ${t.bytes_args}` : "no estimate";
+  return `\nmeasured: ${t.bytes || ""} DRAM (Nsight Compute; ${estimate})`;
 }
 
 function point(g, r, x, y, onSelect) {
   g.append("circle").attr("class", "kv-point").attr("data-key", r.key).attr("cx", x).attr("cy", y).attr("r", 4)
     .attr("fill", kindColour(r.kind)).on("click", () => onSelect(r.key))
     .append("title").text(`#${r.index} ${r.name} (${r.kind})\n` +
-      (r.intensity != null ? `${r.intensity.toPrecision(3)} FLOP/B · ${fmtRate(r.tflops, "TFLOP/s")}\n` : "") +
-      (r.gbps != null ? fmtRate(r.gbps, "GB/s") + (r.launch.timing.cache_resident ? " (cache-resident)" : "") : "") + measuredNote(r.launch));
+      (r.intensity != null ? `${r.texts.intensity || ""} · ${r.texts.tflops || ""}\n` : "") +
+      (r.gbps != null ? (r.texts.gbps || "") + (r.launch.timing.cache_resident ? " (cache-resident)" : "") : "") + measuredNote(r));
 }
 
-function flopChart(rows, peaks, dtypes, onSelect) {
+function flopChart(rows, peaks, ceiling, dtypes, onSelect) {
   const svg = svgFrame("kv-roofline-flops", W, H, "roofline: arithmetic intensity against achieved TFLOP/s");
   const bw = peaks && peaks.dram_gb_per_s;
   const ceilings = dtypes.map((d) => [d, peaks && peaks.tflops[d]]).filter(([, v]) => v);
@@ -67,20 +64,20 @@ function flopChart(rows, peaks, dtypes, onSelect) {
     const top = ceilings.length ? Math.max(...ceilings.map(([, v]) => v)) : y.domain()[1];
     const xr = Math.min(x1, top * 1000 / bw);
     svg.append("line").attr("class", "kv-roof").attr("x1", x(x0)).attr("y1", y(x0 * bw / 1000)).attr("x2", x(xr)).attr("y2", y(xr * bw / 1000));
-    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x0) + 4).attr("y", y(x0 * bw / 1000) + 12).text(`DRAM ${ceiling(bw)} GB/s`);
+    svg.append("text").attr("class", "kv-roof-label").attr("x", x(x0) + 4).attr("y", y(x0 * bw / 1000) + 12).text(`DRAM ${ceiling.dram || ""} GB/s`);
   }
   for (const [dtype, v] of ceilings) {
     const from = bw ? Math.max(x0, v * 1000 / bw) : x0;
     svg.append("line").attr("class", "kv-roof").attr("x1", x(from)).attr("y1", y(v)).attr("x2", x(x1)).attr("y2", y(v));
     svg.append("text").attr("class", "kv-roof-label").attr("x", x(x1) - 2).attr("y", y(v) - 5).attr("text-anchor", "end")
-      .text(`${dtype} ${ceiling(v)} TFLOP/s`);
+      .text(`${dtype} ${(ceiling.tflops || {})[dtype] || ""} TFLOP/s`);
   }
   const g = svg.append("g");
   for (const p of onePerPixel(rows, (r) => [x(r.intensity), y(r.tflops)])) point(g, p.r, p.x, p.y, onSelect);
   return svg.node();
 }
 
-function bandwidthStrip(rows, peaks, onSelect) {
+function bandwidthStrip(rows, peaks, ceiling, onSelect) {
   const svg = svgFrame("kv-roofline-bw", W, STRIP_H, "achieved GB/s of launches without counted FLOPs");
   const bw = peaks && peaks.dram_gb_per_s;
   const xs = rows.map((r) => r.gbps);
@@ -96,7 +93,7 @@ function bandwidthStrip(rows, peaks, onSelect) {
     svg.append("rect").attr("class", "kv-cache-zone").attr("x", xp).attr("y", top).attr("width", W - M.right - xp).attr("height", bottom - top);
     svg.append("line").attr("class", "kv-roof").attr("x1", xp).attr("x2", xp).attr("y1", top - 4).attr("y2", bottom);
     svg.append("text").attr("class", "kv-roof-label").attr("x", xp - 3).attr("y", top - 4).attr("text-anchor", "end")
-      .text(`DRAM peak ${ceiling(bw)} GB/s`);
+      .text(`DRAM peak ${ceiling.dram || ""} GB/s`);
   }
   const kinds = [...new Set(rows.map((r) => r.kind))];
   const g = svg.append("g");
@@ -107,8 +104,9 @@ function bandwidthStrip(rows, peaks, onSelect) {
 }
 
 /** The roofline figure of `rows` (launchRows with their key): a DOM element, or null when nothing is timed.
- * `known`: whether the device's peaks are known (the view annex's `peaks_known`, kernelviz/views/rules.py). */
-export function rooflineFigure(rows, peaks, known, onSelect) {
+ * `known`: whether the device's peaks are known (the view annex's `peaks_known`, kernelviz/views/rules.py);
+ * `ceiling`: their values as text (the view annex's `peak_texts`: {dram, tflops: {dtype}}, views/texts.py). */
+export function rooflineFigure(rows, peaks, known, onSelect, ceiling = {}) {
   const flops = rows.filter((r) => r.intensity > 0 && r.tflops > 0);
   const memory = rows.filter((r) => !(r.intensity > 0 && r.tflops > 0) && r.gbps > 0);
   if (!flops.length && !memory.length) return null;
@@ -116,8 +114,8 @@ export function rooflineFigure(rows, peaks, known, onSelect) {
   if (!dtypes.length && peaks && Object.keys(peaks.tflops).length)
     dtypes.push(Object.entries(peaks.tflops).sort((a, b) => b[1] - a[1])[0][0]);
   const parts = [];
-  if (flops.length) parts.push(flopChart(flops, peaks, dtypes, onSelect));
-  if (memory.length) parts.push(bandwidthStrip(memory, peaks, onSelect));
+  if (flops.length) parts.push(flopChart(flops, peaks, ceiling, dtypes, onSelect));
+  if (memory.length) parts.push(bandwidthStrip(memory, peaks, ceiling, onSelect));
   const kinds = [...new Set(rows.filter((r) => r.gbps > 0 || r.tflops > 0).map((r) => r.kind))];
   const key = svgFrame("kv-legend", W, 18, "kinds");
   legend(key, kinds, M.left, 14);

@@ -6,7 +6,6 @@
 // the rest from the payload's view.deep annex; stages are drawn unhighlighted there.
 import { heatColumn, sassOffset } from "./counters.js";
 import { h } from "./dom.js";
-import { fmtBytes } from "./format.js";
 import { scrollPaneTo, sourceView } from "./source.js";
 
 /** The kernel's stages (with text and per-line source links), facts, notes and repro, or null while the
@@ -108,15 +107,16 @@ export function compiledTab(ctx) {
     code.classList.toggle("kv-hide-lineinfo", !state.lineInfo);
     source.classList.add("kv-compiled-source");
     code.classList.add("kv-stage");
-    if (stage.name === "sass" && row.launch.counters && row.launch.counters.sass) heatColumn(code, row.launch.counters.sass, sassOffset);
+    if (stage.name === "sass" && row.launch.counters && row.launch.counters.sass) heatColumn(code, row.launch.counters.sass,
+      (row.texts.counters || {}).sass || [], sassOffset);
     markHelpers(code, stage.helpers || []);
     box.append(h("div", { class: "kv-tabs" }, ...stages.map((s) => h("button", {
       class: "kv-tab kv-stage-tab" + (s === stage ? " kv-active" : ""),
-      title: `${fmtBytes(s.bytes)} as compiled${s.truncated_bytes ? `, ${fmtBytes(s.truncated_bytes)} left out` : ""}` +
+      title: `${s.size || ""} as compiled${s.left_out ? `, ${s.left_out} left out` : ""}` +
         (s.tool ? ` · from ${s.tool}` : ""),
       onclick: () => { state.stage = s.name; state.irLine = null; draw(); } }, s.title)),
-      h("span", { class: "kv-hint" }, ` ${stage.title}: ${fmtBytes(stage.bytes)}` +
-        (stage.truncated_bytes ? `, ${fmtBytes(stage.truncated_bytes)} left out` : "") + (stage.tool ? ` · ${stage.tool}` : ""))),
+      h("span", { class: "kv-hint" }, ` ${stage.title}: ${stage.size || ""}` +
+        (stage.left_out ? `, ${stage.left_out} left out` : "") + (stage.tool ? ` · ${stage.tool}` : ""))),
       h("div", { class: "kv-split" }, source, code));
     light(false, false);
   };

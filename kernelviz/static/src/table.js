@@ -6,7 +6,6 @@
 // Where the table is too narrow for every column it leaves out the least important ones (the chooser says
 // which) rather than scroll sideways.
 import { h } from "./dom.js";
-import { fmtBytes, fmtMs, fmtPct, fmtRate } from "./format.js";
 import { columnLevel, fitted } from "./names.js";
 
 const ROW_PX = 22; // the height of a row (panel.css: .kv-row), until one is measured
@@ -22,9 +21,9 @@ function nameCell(r, { budget, level }) {
 
 function shareCell(r) {
   if (r.share == null) return h("td", { class: "kv-num" });
-  const pct = Math.min(100, 100 * r.share);
-  return h("td", { class: "kv-num kv-share", title: `${(100 * r.share).toFixed(2)}% of the graph's in-graph time` },
-    h("span", { class: "kv-bar", style: `width:calc((100% - 4em) * ${(pct / 100).toFixed(3)})` }), h("span", { class: "kv-bar-text" }, `${pct.toFixed(1)}%`));
+  const width = Math.max(0, Math.min(1, r.share)) || 0;
+  return h("td", { class: "kv-num kv-share", title: `${r.texts.share_exact || ""} of the graph's in-graph time` },
+    h("span", { class: "kv-bar", style: `width:calc((100% - 4em) * ${width.toFixed(3)})` }), h("span", { class: "kv-bar-text" }, r.texts.share || ""));
 }
 
 function rateCell(r) {
@@ -34,18 +33,20 @@ function rateCell(r) {
   return h("td", { class: "kv-num", title }, rateText(r), r.cacheResident ? h("span", { class: "kv-flag" }, " cache-resident") : null);
 }
 
-const rateText = (r) => r.rate == null ? "" : fmtRate(r.rate, r.rateUnit);
-const pctText = (r) => r.pct == null ? "" : fmtPct(r.pct) + "%" + (r.pctTag ? ` ${r.pctTag}` : "");
+const rateText = (r) => r.texts.rate || "";
+const pctText = (r) => r.pct == null ? "" : (r.texts.pct || "") + (r.pctTag ? ` ${r.pctTag}` : "");
 
 function pctCell(r) {
   if (r.pct == null) return h("td", { class: "kv-num" });
-  return h("td", { class: "kv-num", title: `${r.pct.toFixed(1)}% of the ${r.pctOf} (from an L2-flushed time)` +
+  return h("td", { class: "kv-num", title: `${r.texts.pct_exact || ""} of the ${r.pctOf} (from an L2-flushed time)` +
     (r.pctTag ? "; what bounds the launch is not known" : "") + (r.note ? `\n${r.note}` : "") },
   pctText(r));
 }
 
 const text = (key, cls) => (r) => h("td", { class: cls || "", title: r[key] || "" }, r[key]);
 const num = (key, f) => (r) => h("td", { class: "kv-num" }, f(r[key]));
+/** A figure's cell: its text from the payload (rows.js `texts`). */
+const figure = (key) => (r) => h("td", { class: "kv-num" }, r.texts[key] || "");
 
 /** Every column: key (a row field, also the sort key), num (right-aligned), header, shown by default, its cell,
  * its text (what sizes it; none: the launch column, which takes the rest, or a fixed `width`), `keep`: the
@@ -55,9 +56,9 @@ export const COLUMNS = [
   { key: "index", num: true, label: "#", show: true, keep: 0, cell: num("index", String), text: (r) => String(r.index) },
   { key: "name", label: "launch", show: true, keep: 0, cell: nameCell },
   { key: "kind", label: "kind", show: true, keep: 4, cell: text("kind"), text: (r) => r.kind },
-  { key: "ms", figure: true, num: true, label: "in-graph ms", show: true, keep: 9, cell: num("ms", fmtMs), text: (r) => fmtMs(r.ms), title: "time in the graph, as call() runs it" },
+  { key: "ms", figure: true, num: true, label: "in-graph ms", show: true, keep: 9, cell: figure("ms"), text: (r) => r.texts.ms || "", title: "time in the graph, as call() runs it" },
   { key: "share", figure: true, num: true, label: "share", width: "6.5em", show: true, keep: 8, cell: shareCell, title: "share of the graph's in-graph time" },
-  { key: "iso", figure: true, num: true, label: "isolated ms", show: true, keep: 2, cell: num("iso", fmtMs), text: (r) => fmtMs(r.iso), title: "the kernel alone, L2 flushed" },
+  { key: "iso", figure: true, num: true, label: "isolated ms", show: true, keep: 2, cell: figure("iso"), text: (r) => r.texts.iso || "", title: "the kernel alone, L2 flushed" },
   { key: "rate", figure: true, num: true, label: "achieved", show: true, keep: 6, cell: rateCell, text: (r) => rateText(r) + (r.cacheResident ? " cache-resident" : ""), title: "GB/s, or TFLOP/s for a compute-bound launch; a collective's bus bandwidth (GB/s bus, as nccl-tests counts it)" },
   { key: "pct", figure: true, num: true, label: "% roof", show: true, keep: 5, cell: pctCell, text: pctText, title: "% of the roofline: of the peak that bounds the launch" },
   { key: "bound", figure: true, label: "bound", show: true, keep: 3, cell: text("bound"), text: (r) => r.bound },
@@ -65,7 +66,7 @@ export const COLUMNS = [
   { key: "nodes", label: "source nodes", width: "14em", show: false, keep: 1, cell: text("nodes") },
   { key: "type", label: "type", show: false, keep: 1, cell: text("type"), text: (r) => r.type },
   { key: "lsr", label: "ld/st/red", show: false, keep: 1, cell: text("lsr"), text: (r) => r.lsr },
-  { key: "bytes", num: true, label: "bytes", show: false, keep: 1, cell: num("bytes", fmtBytes), text: (r) => fmtBytes(r.bytes) },
+  { key: "bytes", num: true, label: "bytes", show: false, keep: 1, cell: figure("bytes"), text: (r) => r.texts.bytes || "" },
 ];
 
 let canvas = null;
@@ -177,8 +178,9 @@ export function launchTable(wrap, state, { onSort, onSelect }) {
 
   function gapEl(cols) {
     const cells = cols.map((c) => c.key === "name" ? h("td", { title: gap.title }, "gap (between launches)")
-      : c.key === "ms" ? h("td", { class: "kv-num" }, fmtMs(gap.ms))
-      : c.key === "share" ? shareCell({ share: gap.share }) : h("td"));
+      : c.key === "ms" ? h("td", { class: "kv-num" }, gap.texts.gap || "")
+      : c.key === "share" ? shareCell({ share: gap.share, texts: { share: gap.texts.gap_share, share_exact: gap.texts.gap_share_exact } })
+      : h("td"));
     return h("tr", { class: "kv-gap-row" }, ...cells);
   }
 

@@ -3,7 +3,7 @@
 import { axisBottom } from "d3-axis";
 import { scaleLinear } from "d3-scale";
 import { h } from "./dom.js";
-import { busyLabel, fmtMs, gapTitle, plural } from "./format.js";
+import { plural } from "./format.js";
 import { kindColour, svgFrame } from "./palette.js";
 
 const W = 460, M = { left: 78, right: 12, top: 8, bottom: 38 }, LANE = 22;
@@ -26,8 +26,10 @@ function spans(rows, x) {
   return out;
 }
 
-/** The timeline figure of `rows` (launchRows with their key) and the graph's gap, or null when untimed. */
-export function timelineFigure(rows, graph, onSelect) {
+/** The timeline figure of `rows` (launchRows with their key) and the graph's gap, or null when untimed; `texts`: the
+ * graph's times as text (the view annex's `launches[g].graph`). A span of several launches names its count and its
+ * longest launch's time (the payload holds each launch's). */
+export function timelineFigure(rows, graph, onSelect, texts = {}) {
   const timed = rows.filter((r) => r.ms != null);
   if (!timed.length) return null;
   const gap = graph.gap_ms > 0 ? graph.gap_ms : 0;
@@ -46,9 +48,9 @@ export function timelineFigure(rows, graph, onSelect) {
   let at = 0;
   for (const span of spans(timed, x)) {
     const r = span.longest, lane = r.kind === "extern" ? 1 : 0;
-    const title = span.count === 1 ? `#${r.index} ${r.name} (${r.kind}): ${fmtMs(r.ms)} ms` +
-      (r.share != null ? `, ${(100 * r.share).toFixed(1)}%` : "")
-      : `${plural(span.count, "launch")}, ${fmtMs(span.ms)} ms; the longest #${r.index} ${r.name}, ${fmtMs(r.ms)} ms`;
+    const title = span.count === 1 ? `#${r.index} ${r.name} (${r.kind}): ${r.texts.ms || ""} ms` +
+      (r.texts.share ? `, ${r.texts.share}` : "")
+      : `${plural(span.count, "launch")}; the longest #${r.index} ${r.name}, ${r.texts.ms || ""} ms`;
     g.append("rect").attr("class", "kv-span").attr("data-key", r.key).attr("x", x(at)).attr("y", M.top + LANE * lane + 3)
       .attr("width", Math.max(0.6, x(at + span.ms) - x(at))).attr("height", LANE - 6).attr("fill", kindColour(r.kind))
       .on("click", () => onSelect(r.key))
@@ -58,9 +60,9 @@ export function timelineFigure(rows, graph, onSelect) {
   if (gap) {
     g.append("rect").attr("class", "kv-span kv-gap").attr("x", x(at)).attr("y", M.top + LANE * 2 + 3)
       .attr("width", Math.max(0.6, x(at + gap) - x(at))).attr("height", LANE - 6)
-      .append("title").text(`gap ${fmtMs(gap)} ms: ${gapTitle(graph)}`);
+      .append("title").text(`gap ${texts.gap || ""} ms: ${texts.gap_title || ""}`);
   }
-  const busy = graph.gpu_busy_ms != null ? ` · ${busyLabel(graph)} ${fmtMs(graph.gpu_busy_ms)} ms` : "";
+  const busy = texts.busy ? ` · ${texts.busy_label} ${texts.busy} ms` : "";
   return h("figure", { class: "kv-figure kv-timeline-figure" }, h("figcaption", {}, "call() timeline"), svg.node(),
-    h("div", { class: "kv-hint" }, `${plural(timed.length, "launch")} ${fmtMs(total - gap)} ms` + (gap ? ` + gap ${fmtMs(gap)} ms` : "") + busy));
+    h("div", { class: "kv-hint" }, `${plural(timed.length, "launch")} ${texts.launches || ""} ms` + (gap ? ` + gap ${texts.gap || ""} ms` : "") + busy));
 }
