@@ -10,6 +10,8 @@
   by size :func:`percent_figure`, the panel's); a figure
   relative to another may be (:func:`relative`), and a change is signed (:func:`change`).
 
+- Scores from 0 to 1 (a match's confidence): two decimals (:func:`score`).
+
 A figure that makes no sense is written as what it is (:func:`kernelviz.figures.shown`: ``invalid: -3 GB/s``)."""
 
 from __future__ import annotations
@@ -135,3 +137,8 @@ def count(n: int) -> str:
     if not valid(n):
         return shown(n)
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.0f}k" if n >= 1e4 else str(n)
+
+
+def score(value: float) -> str:
+    """A score from 0 to 1 (how sure a match is): ``0.91``."""
+    return f"{value:.2f}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import units
 from ..compare.model import Diff, Measure
 from ..model import MIME_TYPE
 from ..views.diff_html import report, shows_detail
@@ -20,7 +21,8 @@ def payload(diff: Diff) -> dict[str, Any]:
     """The diff's JSON without the graphs' whole output code and the kernels' compiled stages, each measure with its
     texts as the text view writes them (``shown``: both sides, the change and whether it is a win), plus a ``view``
     annex: for each group that changed, both sides' source, their pygments tokens and the rows of their unified diff;
-    and the forms of each side's launch names, per graph (``rules.launch_names``)."""
+    the forms of each side's launch names, per graph (``rules.launch_names``); and the confidence of each graph's,
+    group's and launch's match as text."""
     data = diff.to_dict()
     for side in ("a", "b"):
         for graph in data[side]["graphs"]:
@@ -41,7 +43,10 @@ def payload(diff: Diff) -> dict[str, Any]:
                                "ta": list(tokens(src["a"], src["lang_a"])), "tb": list(tokens(src["b"], src["lang_b"]))}
     names = {side: [launch_names(graph.launches) for graph in capture.graphs]
              for side, capture in (("a", diff.a), ("b", diff.b))}
-    data["view"] = {"sources": sources, "names": names}
+    confidence = {"graphs": [units.score(g.confidence) for g in diff.graphs],
+                  "groups": [units.score(g.confidence) for g in diff.groups],
+                  "matches": [units.score(m.confidence) for m in diff.matches]}
+    data["view"] = {"sources": sources, "names": names, "confidence": confidence}
     return data
 
 

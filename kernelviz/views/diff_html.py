@@ -14,6 +14,7 @@ from functools import lru_cache
 from html import escape
 from pathlib import Path
 
+from .. import units
 from ..compare.measures import time_delta
 from ..compare.model import Diff, Group, Measure
 from ..model import Launch
@@ -117,7 +118,7 @@ class _Columns:
 def how_text(group: Group) -> str:
     """``source nodes + ATen ops 0.91``: the evidence and the confidence of a group (empty where added or
     removed: the row says so)."""
-    return f"{group.how} {group.confidence:.2f}" if group.a and group.b else ""
+    return f"{group.how} {units.score(group.confidence)}" if group.a and group.b else ""
 
 
 def _group_row(diff: Diff, index: int, group: Group, columns: _Columns, detailed: set[int]) -> str:
@@ -168,7 +169,7 @@ def _detail(diff: Diff, index: int, group: Group) -> str:
             f'<code>{escape(names(diff, group, "a"))}</code> → '
             f'<code>{escape(names(diff, group, "b"))}</code>'
             f"</summary><p>Matched by {escape(group.how)}"
-            + (f", confidence {group.confidence:.2f}" if group.a and group.b else "") + "</p>"
+            + (f", confidence {units.score(group.confidence)}" if group.a and group.b else "") + "</p>"
             + _measures(group.measures) + _source(diff, group) + "</details>")
 
 
@@ -207,7 +208,8 @@ def _graph(diff: Diff, i: int, summary: bool = False) -> str:
     gm = diff.graphs[i]
     ida = escape(diff.a.graphs[gm.a].id) if gm.a is not None else "-"
     idb = escape(diff.b.graphs[gm.b].id) if gm.b is not None else "-"
-    how = escape(gm.how) + (f", confidence {gm.confidence:.2f}" if gm.a is not None and gm.b is not None else "")
+    matched = gm.a is not None and gm.b is not None
+    how = escape(gm.how) + (f", confidence {units.score(gm.confidence)}" if matched else "")
     groups = [(k, g) for k, g in enumerate(diff.groups) if g.graph == i]
     columns = _Columns([g for _, g in groups])
     detailed, more = _detailed(groups) if not summary else (set(), 0)

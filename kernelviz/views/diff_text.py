@@ -64,7 +64,7 @@ def group_line(diff: Diff, group: Group) -> str:
     times = f"  {change(m)}" if m is not None and (m.a is not None or m.b is not None) else ""
     settings = ", ".join(f"{c.name} {value(c.a, c.unit)}→{value(c.b, c.unit)}" for c in group.measures
                          if c.kind in ("config", "binary") and c.changed)
-    how = f"  [{group.how}, {group.confidence:.2f}]" if group.a and group.b else ""
+    how = f"  [{group.how}, {units.score(group.confidence)}]" if group.a and group.b else ""
     changed = f"  {group.changed} changed" if group.changed else ""
     return (f"{group.relation:<8} {names(diff, group, 'a')} → {names(diff, group, 'b')}{changed}{times}"
             + (f"  ({settings})" if settings else "") + how)
@@ -102,7 +102,7 @@ def summary(diff: Diff, width: int | None = None) -> str:
     for i, gm in enumerate(diff.graphs):
         ida = diff.a.graphs[gm.a].id if gm.a is not None else "-"
         idb = diff.b.graphs[gm.b].id if gm.b is not None else "-"
-        how = f" [{gm.how}, {gm.confidence:.2f}]" if gm.a is not None and gm.b is not None else f" [{gm.how}]"
+        how = f" [{gm.how}, {units.score(gm.confidence)}]" if gm.a is not None and gm.b is not None else f" [{gm.how}]"
         lines.append(f"\ngraph {ida} → {idb}{how}")
         if gm.summary and len(diff.graphs) > 1:
             lines.append(f"  {gm.summary}")

@@ -62,8 +62,9 @@ function sideCell(diff, group, side) {
     h("span", { class: "kv-idx" }, String(i)), launchName(graph.launches[i], forms))));
 }
 
-/** "source nodes + ATen ops 0.91": how a group was matched (empty where added or removed: the badge says so). */
-export const howText = (g) => (g.a.length && g.b.length ? `${g.how} ${g.confidence.toFixed(2)}` : "");
+/** "source nodes + ATen ops 0.91": how a group was matched (empty where added or removed: the badge says so);
+ * `confidence`: its confidence as text (the view annex's). */
+export const howText = (g, confidence) => (g.a.length && g.b.length ? `${g.how} ${confidence || ""}` : "");
 
 /** Rows [tag, i, j] side by side, from the unified diff's rows (the payload's): a run of removed and added lines
  * is laid out in pairs. */
@@ -127,6 +128,8 @@ const badge = (relation) => h("span", { class: `kv-badge kv-rel-${relation}` }, 
 export function renderDiff(el, data, host = {}) {
   const state = { graph: 0, relation: "", filter: "", byChange: false, selected: null, layout: "unified", open: new Map() };
   let diff = data;
+  /** The confidence of match `i` of `what` ("graphs", "groups", "matches") as text (the view annex's). */
+  const sure = (what, i) => ((((diff.view || {}).confidence || {})[what]) || [])[i] || "";
   const root = h("div", { class: "kv-panel kv-diff" });
   el.replaceChildren(root);
 
@@ -163,7 +166,7 @@ export function renderDiff(el, data, host = {}) {
   function graphLabel(k) {
     const gm = diff.graphs[k];
     const ida = gm.a === null ? "-" : diff.a.graphs[gm.a].id, idb = gm.b === null ? "-" : diff.b.graphs[gm.b].id;
-    return `${ida} → ${idb} (${gm.a !== null && gm.b !== null ? `${gm.how}, ${gm.confidence.toFixed(2)}` : gm.how})`;
+    return `${ida} → ${idb} (${gm.a !== null && gm.b !== null ? `${gm.how}, ${sure("graphs", k)}` : gm.how})`;
   }
 
   function visibleGroups() {
@@ -188,7 +191,7 @@ export function renderDiff(el, data, host = {}) {
         h("td", { class: `kv-num ${cls}`, title: (m && m.note) || "" }, g.b.length ? value(m, "b") : ""),
         h("td", { class: `kv-num ${cls}-d` + (c ? ` ${c.cls}` : ""), title: c ? c.text : "" }, c ? c.text.split(", ").pop() : ""));
     }
-    const how = howText(g);
+    const how = howText(g, sure("groups", k));
     cells.push(h("td", { class: "kv-c-how", title: how && `matched by ${how}` }, how));
     return h("tr", { class: "kv-row" + (state.selected === k ? " kv-selected" : ""), "data-group": String(k),
       onclick: () => { state.selected = k; drawTable(); drawDetail(); } }, ...cells);
@@ -255,14 +258,14 @@ export function renderDiff(el, data, host = {}) {
     const box = root.querySelector(".kv-detail");
     const g = state.selected === null ? null : diff.groups[state.selected];
     if (!g) { box.replaceChildren(h("div", { class: "kv-hint" }, "Select a row to see its figures and source diff.")); return; }
-    const matches = diff.matches.filter((m) => m.group === state.selected);
+    const matches = diff.matches.map((m, i) => [m, sure("matches", i)]).filter(([m]) => m.group === state.selected);
     const src = ((diff.view || {}).sources || {})[String(state.selected)];
     const layout = h("select", { class: "kv-layout", onchange: (e) => { state.layout = e.target.value; drawDetail(); } },
       ...["unified", "side by side"].map((v) => { const o = h("option", { value: v }, v); if (v === state.layout) o.selected = true; return o; }));
     box.replaceChildren(...[
       h("div", { class: "kv-detail-title" }, badge(g.relation), " ", fullNames(diff, g, "a"), " → ", fullNames(diff, g, "b")),
-      h("ul", { class: "kv-facts" }, ...matches.map((m) => h("li", {}, `${m.a || "-"} → ${m.b || "-"}: ${m.how}` +
-        (m.a && m.b ? ` (confidence ${m.confidence.toFixed(2)})` : "")))),
+      h("ul", { class: "kv-facts" }, ...matches.map(([m, confidence]) => h("li", {}, `${m.a || "-"} → ${m.b || "-"}: ${m.how}` +
+        (m.a && m.b ? ` (confidence ${confidence})` : "")))),
       measuresTable(g),
       src ? h("div", { class: "kv-toolbar" }, h("b", {}, "Source"), layout) : null,
       src ? sourceDiff(src, state.layout) : h("div", { class: "kv-hint" }, "Same source on both sides (apart from the kernel's name).")].filter(Boolean));
