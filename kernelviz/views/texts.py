@@ -5,7 +5,7 @@ the panel's modules show these strings and format no figure themselves."""
 from __future__ import annotations
 
 from .. import units
-from ..figures import shown, valid
+from ..figures import positive, shown, valid
 from ..model import DevicePeaks, Graph, Launch, LaunchCounters, LineCounters, Ranks
 from .memory import Timeline
 from .rules import busy_label, gap_title, rate, roof
@@ -29,7 +29,7 @@ def launch_texts(graph: Graph, launch: Launch, known: bool) -> dict[str, str]:
              "rate": units.rate_figure(r.value, r.unit) if r else "",
              "pct": units.percent_figure(f.pct) if f else "", "pct_exact": units.percent(f.pct) if f else ""}
     if t is not None:
-        intensity = t.flops / t.bytes if t.flops and t.bytes else None
+        intensity = t.flops / t.bytes if positive(t.flops) and positive(t.bytes) else None
         texts |= {"ms": units.ms_figure(t.in_graph_ms), "flushed": units.ms_figure(t.flushed_ms),
                   "share": units.share(t.share), "share_exact": units.relative(t.share, 2),
                   "gbps": units.rate_figure(t.gb_per_s, "GB/s"), "tflops": units.rate_figure(t.tflop_per_s, "TFLOP/s"),
