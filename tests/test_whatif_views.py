@@ -29,7 +29,7 @@ def test_rows_best_first_with_their_noise():
     assert best.compile == "compiled in 4.1 s"
     assert best.numerics == f"outputs as captured, within {FP32}: max abs diff 0, max rel diff 0"
     assert best.patch == 'model = torch.compile(model, mode="reduce-overhead")' and best.flag == ""
-    assert shown[2].saving == "no saving beyond the noise (saves 10 ± 40 µs)"
+    assert shown[2].saving == "within the noise (saves 10 ± 40 µs)"
     assert shown[3].saving == "slower by 0.13 ± 0.05 ms" and shown[3].graphs.endswith("(+5.7%)")
 
 
@@ -67,7 +67,7 @@ def test_findings_are_linked_to_what_measured_their_suggestion():
     assert measured[0].how.startswith("measured by cap.whatif(): run the graphs as CUDA graphs (reduce-overhead); "
                                       "graph 3_backward: 2.27 ± 0.02 ms → 1.32 ± 0.015 ms (-41.9%)")
     assert "0.97 ms estimated (measured: plain call() 2.27 ms" in measured[0].how
-    assert measured[1].text == "measured: no saving beyond the noise (saves 10 ± 40 µs)"  # its kernel's config
+    assert measured[1].text == "measured: within the noise (saves 10 ± 40 µs)"  # its kernel's config
     assert measured[2].text == "measured: changes the outputs" and measured[2].status == "differs"
     assert "outputs differ beyond" in measured[2].how
 
@@ -114,7 +114,7 @@ def test_the_report_shows_the_rows_and_escapes_what_they_hold():
     tags = parse_html(html)
     assert not any(tag == "img" for tag, _ in tags.tags)
     text = "".join(tags.text)
-    assert f"saves 0.95 ± 0.035 ms run {hostile} as CUDA graphs" in text
+    assert f"saves 0.95 ± 0.035 ms — run {hostile} as CUDA graphs" in text
     assert 'if a < b && c > d: torch.compile(model, mode="reduce-overhead")' in text
     assert f"not run: compile failed: {hostile}" in text
     patches = [attrs for tag, attrs in tags.tags if tag == "pre" and attrs.get("class") == "kv-whatif-patch"]

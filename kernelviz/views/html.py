@@ -336,7 +336,7 @@ def whatif_section(capture: Capture) -> str:
     """The candidate changes measured, best first: each one's saving and change (flagged where its outputs
     differ), its patch as code, its figures and numerics ("" where none was measured)."""
     items = "".join(
-        f'<li class="kv-whatif kv-whatif-{row.status}"><b class="kv-num">{escape(row.saving)}</b> '
+        f'<li class="kv-whatif kv-whatif-{row.status}"><b class="kv-num">{escape(row.saving)}</b> — '
         f"{escape(row.change)}" + (f' <span class="kv-flag">{escape(row.flag)}</span>' if row.flag else "")
         + (f'<pre class="kv-whatif-patch">{escape(row.patch)}</pre>' if row.patch else "")
         + "".join(f'<p class="kv-hint">{escape(text)}</p>' for text in (

@@ -9,7 +9,7 @@ function whatifItem(row) {
   const figures = [row.graphs, row.step, row.compile].filter(Boolean).join(" · ");
   return h("li", { class: `kv-whatif kv-whatif-${row.status}`, "data-kind": row.kind },
     h("div", { class: "kv-whatif-head" },
-      h("b", { class: "kv-whatif-saving" }, row.saving), " ",
+      h("b", { class: "kv-whatif-saving" }, row.saving), " — ",
       h("span", { class: "kv-whatif-change" }, row.change),
       row.flag ? h("span", { class: "kv-whatif-flag" }, row.flag) : null),
     row.patch ? h("div", { class: "kv-whatif-patch" },
