@@ -10,7 +10,7 @@ from whatif_capture import FP32, whatif_capture
 from conftest import parse_html
 from kernelviz.model import Advice, Capture, WhatIf
 from kernelviz.views.html import report
-from kernelviz.views.payload import live, payload
+from kernelviz.views.payload import decode, live, payload, saved
 from kernelviz.views.text import summary
 from kernelviz.views.whatif import FLAG, measured_findings, rows, suggested
 
@@ -138,5 +138,7 @@ def test_the_payload_carries_the_rows_and_the_measured_figures():
     assert sorted(view["measured"]) == ["0", "1", "2"] and "whatif" in view["tabs"]
     kept = live(payload(cap))["view"]
     assert kept["whatifs"] == view["whatifs"] and kept["measured"] == view["measured"]
+    read = decode(saved(cap))["view"]  # what a notebook saves, which JupyterLab's renderer shows
+    assert read["whatifs"] == view["whatifs"] and read["measured"] == view["measured"]
     plain = payload(Capture(graphs=cap.graphs))["view"]
     assert plain["whatifs"]["rows"] == [] and plain["measured"] == {} and "whatif" not in plain["tabs"]
