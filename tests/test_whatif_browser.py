@@ -31,7 +31,9 @@ def test_whatif_tab_in_the_panel(tmp_path):
             page.wait_for_selector(".kv-finding")
             first = page.locator(".kv-findings .kv-finding").first
             assert first.locator(".kv-finding-ms").inner_text() == "measured: saves 0.95 ± 0.035 ms"
-            page.locator(".kv-tab[data-tab='whatif']").click()
+            assert page.locator(".kv-tab.kv-active").get_attribute("data-tab") == "kernel"
+            page.locator(".kv-whatif-headline a").click()  # the header's line opens the What if tab
+            assert page.locator(".kv-tab.kv-active").get_attribute("data-tab") == "whatif"
             items = page.locator(".kv-detail .kv-whatif")
             assert items.count() == len(shown) == 7
             assert items.locator(".kv-whatif-saving").all_inner_texts() == [row.saving for row in shown]

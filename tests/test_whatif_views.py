@@ -12,7 +12,7 @@ from kernelviz.model import Advice, Capture, WhatIf
 from kernelviz.views.html import report
 from kernelviz.views.payload import decode, live, payload, saved
 from kernelviz.views.text import summary
-from kernelviz.views.whatif import FLAG, measured_findings, rows, suggested
+from kernelviz.views.whatif import FLAG, headline, measured_findings, rows, suggested
 
 
 def test_rows_best_first_with_their_noise():
@@ -133,6 +133,8 @@ def test_the_payload_carries_the_rows_and_the_measured_figures():
     view = data["view"]
     assert view["whatifs"]["rows"] == [row.to_json() for row in rows(cap)]
     assert view["whatifs"]["note"] == "cap.whatif(): each change measured on the captured graphs, best first"
+    assert view["whatifs"]["headline"] == ("What if: 7 changes measured; the best saves 0.95 ± 0.035 ms: run the "
+                                           "graphs as CUDA graphs (reduce-overhead)")
     assert view["measured"]["0"] == {"text": "measured: saves 0.95 ± 0.035 ms", "status": "saves",
                                      "how": measured_findings(cap, cap.findings)[0].how}
     assert sorted(view["measured"]) == ["0", "1", "2"] and "whatif" in view["tabs"]
@@ -140,5 +142,10 @@ def test_the_payload_carries_the_rows_and_the_measured_figures():
     assert kept["whatifs"] == view["whatifs"] and kept["measured"] == view["measured"]
     read = decode(saved(cap))["view"]  # what a notebook saves, which JupyterLab's renderer shows
     assert read["whatifs"] == view["whatifs"] and read["measured"] == view["measured"]
+    for whatif in cap.whatifs[1:]:
+        whatif.verdict = "differs"  # only max-autotune, not run, and changes that alter the outputs are left
+    assert headline(cap) == ("What if: 7 changes measured; none saves time beyond the noise with the outputs as "
+                             "captured")
     plain = payload(Capture(graphs=cap.graphs))["view"]
     assert plain["whatifs"]["rows"] == [] and plain["measured"] == {} and "whatif" not in plain["tabs"]
+    assert plain["whatifs"]["headline"] == ""

@@ -39,7 +39,7 @@ from .nodes import node_view
 from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 from .text import dynamo_lines, package_line
-from .whatif import NOTE, measured_findings, rows
+from .whatif import NOTE, headline, measured_findings, rows
 from .why import cudagraph_lines, pool_line, sweeps
 
 ENCODING = "xz+base85"  # the value of "encoding" in the saved form
@@ -108,7 +108,8 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     data["view"]["cudagraphs"] = {str(g): lines for g, graph in enumerate(capture.graphs)
                                   if (lines := cudagraph_lines(graph))}
     data["view"]["cudagraph_pool"] = pool_line(capture)
-    data["view"]["whatifs"] = {"note": NOTE, "rows": [row.to_json() for row in rows(capture)]}  # best first
+    data["view"]["whatifs"] = {"note": NOTE, "headline": headline(capture),  # the rows best first
+                               "rows": [row.to_json() for row in rows(capture)]}
     data["view"]["measured"] = {str(i): m.to_json() for i, m in measured_findings(capture, found).items()}  # by finding
     data["view"]["tabs"] = shown_tabs(capture, data["view"])
     return data if per_kernel else live(data)

@@ -138,6 +138,18 @@ def rows(capture: Capture) -> list[WhatIfRow]:
     return [row(capture, whatif) for whatif in ranked(capture)]
 
 
+def headline(capture: Capture) -> str:
+    """The what-ifs in a line: how many were measured and the best that saves ("" where none was measured)."""
+    shown = rows(capture)
+    if not shown:
+        return ""
+    count = f"What if: {len(shown)} change{'s' * (len(shown) != 1)} measured"
+    best = shown[0]
+    if best.status == "saves":
+        return f"{count}; the best {best.saving}: {best.change}"
+    return f"{count}; none saves time beyond the noise with the outputs as captured"
+
+
 # What a finding suggests, as the what-ifs that measure it: by its rule, and by the options its suggestion names
 _BY_RULE: dict[Rule, tuple[WhatIfKind, ...]] = {
     "launch-bound": ("cudagraphs",), "cudagraph-skip": ("cudagraphs",), "wrapper-overhead": ("cpp_wrapper",),

@@ -29,3 +29,10 @@ export function whatifTab(ctx) {
     h("div", { class: "kv-hint" }, whatifs.note),
     h("ol", {}, ...whatifs.rows.map(whatifItem)))];
 }
+
+/** The header's line on the changes measured (Python's), a click to the What if tab; null where none was. */
+export function whatifHeader(cap, open) {
+  const line = ((cap.view || {}).whatifs || {}).headline;
+  return line ? h("div", { class: "kv-whatif-headline" }, h("a", { href: "#", title: "the What if tab",
+    onclick: (e) => { e.preventDefault(); open(); } }, line)) : null;
+}
