@@ -108,9 +108,10 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     data["view"]["cudagraphs"] = {str(g): lines for g, graph in enumerate(capture.graphs)
                                   if (lines := cudagraph_lines(graph))}
     data["view"]["cudagraph_pool"] = pool_line(capture)
-    data["view"]["whatifs"] = {"note": NOTE, "headline": headline(capture),  # the rows best first
-                               "rows": [row.to_json() for row in rows(capture)]}
-    data["view"]["measured"] = {str(i): m.to_json() for i, m in measured_findings(capture, found).items()}  # by finding
+    if capture.whatifs:  # the changes measured, best first, and the findings' measured figures by index
+        data["view"]["whatifs"] = {"note": NOTE, "headline": headline(capture),
+                                   "rows": [row.to_json() for row in rows(capture)]}
+        data["view"]["measured"] = {str(i): m.to_json() for i, m in measured_findings(capture, found).items()}
     data["view"]["tabs"] = shown_tabs(capture, data["view"])
     return data if per_kernel else live(data)
 
@@ -121,7 +122,7 @@ def shown_tabs(capture: Capture, view: dict[str, Any]) -> list[str]:
     measured."""
     tabs = ["hip"] if any(graph.device == "cuda" for graph in capture.graphs) else []
     tabs += ["why"] if view["sweeps"] or view["cudagraphs"] or view["cudagraph_pool"] else []
-    return tabs + (["whatif"] if view["whatifs"]["rows"] else [])
+    return tabs + (["whatif"] if view.get("whatifs") else [])
 
 
 def live(data: dict[str, Any]) -> dict[str, Any]:
