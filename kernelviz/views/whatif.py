@@ -140,11 +140,11 @@ def rows(capture: Capture) -> list[WhatIfRow]:
 
 def headline(capture: Capture) -> str:
     """The what-ifs in a line: how many were measured and the best that saves ("" where none was measured)."""
-    shown = rows(capture)
-    if not shown:
+    listed = rows(capture)
+    if not listed:
         return ""
-    count = f"What if: {len(shown)} change{'s' * (len(shown) != 1)} measured"
-    best = shown[0]
+    count = f"What if: {len(listed)} change{'s' * (len(listed) != 1)} measured"
+    best = listed[0]
     if best.status == "saves":
         return f"{count}; the best {best.saving}: {best.change}"
     return f"{count}; none saves time beyond the noise with the outputs as captured"
