@@ -18,11 +18,13 @@ change the check could see (the median over the unchanged pairs) and every wrong
 
     python benchmarks/bench_gate.py --processes [--models transformer,cnn] [--pairs 5] [--catches 2]
     python benchmarks/bench_gate.py --processes --device cuda [--models resnet18,gpt2] [--pairs 5]
+    python benchmarks/bench_gate.py --processes --device cuda --gpus 8     # 8 processes at a time, a GPU each
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -62,6 +64,9 @@ def main() -> None:
     parser.add_argument("--models", help="with --processes: cpu: transformer,cnn; cuda: resnet18,gpt2")
     parser.add_argument("--baseline", type=int, default=3, help="with --processes: processes behind a baseline")
     parser.add_argument("--catches", type=int, default=2, help="with --processes: processes of each code change")
+    parser.add_argument("--gpus", type=int, default=1, help="with --processes: this many processes at a time, each "
+                        "on a GPU of its own (baseline and current then come from different GPUs of one kind, as "
+                        "from CI's machines)")
     parser.add_argument("--keep", metavar="DIR", help="with --processes: keep every capture in DIR")
     parser.add_argument("--chain", metavar="BASE,SLOW", help="with --processes: sin · mul pairs in the slowed "
                         "kernel, unchanged and slowed (default: tests/gate_models.py's CHAINS)")
@@ -96,20 +101,28 @@ def by_process(args) -> None:
         [(m, v) for m in models for v in CHANGES for _ in range(args.catches)]
     started = time.perf_counter()
     made: dict[tuple[str, str], list[str]] = {}
+    gpus = max(1, args.gpus)
     with tempfile.TemporaryDirectory(prefix="bench-gate-") as temporary:
         folder = args.keep or temporary
         Path(folder).mkdir(parents=True, exist_ok=True)
-        for k, (model, variant) in enumerate(_interleaved(runs)):
-            out = str(Path(folder) / f"{model}-{variant}-{k}.json")
-            command = [sys.executable, str(ROOT / "tests" / "gate_models.py"), model, variant, out, "--repeat", "1",
-                       "--device", args.device, *(["--chain", args.chain] if args.chain else [])]
-            run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-            if run.returncode:
-                sys.exit(f"{model} {variant}: exit status {run.returncode}\n{run.stderr[-2000:]}")
-            made.setdefault((model, variant), []).append(out)
-            spent = time.perf_counter() - started
-            print(f"[{k + 1}/{len(runs)}] {model} {variant}: {spent:.0f} s, about "
-                  f"{spent / (k + 1) * (len(runs) - k - 1):.0f} s left", file=sys.stderr, flush=True)
+        order = _interleaved(runs)
+        for first in range(0, len(order), gpus):  # ``gpus`` processes at a time, each on a GPU of its own
+            batch = []
+            for k, (model, variant) in enumerate(order[first:first + gpus], start=first):
+                out = str(Path(folder) / f"{model}-{variant}-{k}.json")
+                command = [sys.executable, str(ROOT / "tests" / "gate_models.py"), model, variant, out, "--repeat",
+                           "1", "--device", args.device, *(["--chain", args.chain] if args.chain else [])]
+                env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(k - first)) if args.gpus > 1 else None
+                batch.append((model, variant, out, subprocess.Popen(command, cwd=ROOT, env=env, text=True,
+                                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+            for model, variant, out, proc in batch:
+                _, stderr = proc.communicate()
+                if proc.returncode:
+                    sys.exit(f"{model} {variant}: exit status {proc.returncode}\n{stderr[-2000:]}")
+                made.setdefault((model, variant), []).append(out)
+            done, spent = min(first + gpus, len(order)), time.perf_counter() - started
+            print(f"[{done}/{len(order)}] {', '.join(f'{m} {v}' for m, v, _, _ in batch)}: {spent:.0f} s, about "
+                  f"{spent / done * (len(order) - done):.0f} s left", file=sys.stderr, flush=True)
         for model in models:
             _report(model, made, args, check)
 

@@ -9,6 +9,7 @@ from ..advice import advise
 from ..model import Advice, AsRun, Capture, Graph, Launch
 from ..names import label
 from .groups import group_findings
+from .whatif import Measured, measured_findings
 
 TOP = 5  # groups of findings in the capture's header; each graph lists all of its own
 
@@ -33,10 +34,16 @@ def _label(launch: Launch) -> str:
     return label(launch.name, launch.original_aten, generated=bool(launch.kernel_name))
 
 
-def line(finding: Advice, graph: Graph | None) -> str:
-    """One finding in a line: its time at stake, rule, where, and what was seen."""
-    ms = units.ms_text(finding.ms) if finding.ms is not None else "—"
-    return f"{ms:>9}  {finding.rule}  {_at(finding, graph)}: {finding.evidence}"
+def figure(finding: Advice, measured: Measured | None = None) -> str:
+    """What a finding shows as its figure: what a what-if measured of its suggestion, else its time at stake."""
+    if measured is not None:
+        return measured.text
+    return units.ms_text(finding.ms) if finding.ms is not None else "—"
+
+
+def line(finding: Advice, graph: Graph | None, measured: Measured | None = None) -> str:
+    """One finding in a line: its figure (:func:`figure`), rule, where, and what was seen."""
+    return f"{figure(finding, measured):>9}  {finding.rule}  {_at(finding, graph)}: {finding.evidence}"
 
 
 def as_run_line(run: AsRun, in_step_ms: float | None = None) -> str:
@@ -58,23 +65,25 @@ def text_lines(capture: Capture, top: int | None = None) -> list[str]:
     group's title, the findings it shows with how each ms was computed and what to try, and "N more"."""
     graphs = {g.id: g for g in capture.graphs}
     found = findings(capture)
+    measured = measured_findings(capture, found)
     out = []
     for group in group_findings(found)[:top]:
         out.append(f"  {group.title}")
         for i in group.shown:
             finding = found[i]
-            out.append(line(finding, graphs.get(finding.graph or "")))
-            out.append(f"{'':>11}ms: {finding.how}")
+            out.append(line(finding, graphs.get(finding.graph or ""), measured.get(i)))
+            out.append(f"{'':>11}ms: {measured[i].how if i in measured else finding.how}")
             out += [f"{'':>11}try: {finding.suggestion}"] if finding.suggestion else []
         out += [f"{'':>11}{group.more_text} (cap.findings has them)"] if group.more else []
     return out
 
 
-def _item(finding: Advice, graph: Graph | None) -> str:
-    ms = units.ms_text(finding.ms) if finding.ms is not None else "—"
-    return (f'<li><b class="kv-num">{escape(ms)}</b> <span class="kv-rule">{escape(finding.rule)}</span> '
-            f"{escape(_at(finding, graph))}: {escape(finding.evidence)}"
-            f'<br><small>ms: {escape(finding.how)}' + (f"<br>try: {escape(finding.suggestion)}"
+def _item(finding: Advice, graph: Graph | None, measured: Measured | None) -> str:
+    cls = f"kv-num kv-measured-{measured.status}" if measured else "kv-num"
+    how = measured.how if measured else finding.how
+    return (f'<li><b class="{cls}">{escape(figure(finding, measured))}</b> '
+            f'<span class="kv-rule">{escape(finding.rule)}</span> {escape(_at(finding, graph))}: '
+            f'{escape(finding.evidence)}<br><small>ms: {escape(how)}' + (f"<br>try: {escape(finding.suggestion)}"
                                                        if finding.suggestion else "") + "</small></li>")
 
 
@@ -86,9 +95,10 @@ def html_list(capture: Capture, found: list[Advice], graph: Graph | None = None,
         return ""
     graphs = {graph.id: graph} if graph is not None else {g.id: g for g in capture.graphs}
     title = "Findings" if graph is None else f"Findings for graph {graph.id}"
+    measured = measured_findings(capture, found)
 
     def items(indices: list[int]) -> str:
-        return "".join(_item(found[i], graphs.get(found[i].graph or "")) for i in indices)
+        return "".join(_item(found[i], graphs.get(found[i].graph or ""), measured.get(i)) for i in indices)
 
     body = "".join(
         f'<li class="kv-finding-group"><b>{escape(group.title)}</b><ul>{items(group.shown)}</ul>'

@@ -28,6 +28,7 @@ from .nodes import node_ops, shown_nodes
 from .rules import busy_label, dynamic_sizes, heaviest_kept, kernel_of, launch_kind, peaks_known, rate, roof
 from .stages import STAGE_TITLE
 from .text import compile_story, dynamo_lines, headline, package_line, plural, timed_on
+from .whatif import NOTE, rows
 from .why import Sweep, cudagraph_lines, pool_line, sweep
 
 _CSS_FILE = Path(__file__).with_name("report.css")
@@ -331,8 +332,23 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
             + (wrapper_view(graph) + package_view(graph) if top is None else "") + kernels)
 
 
+def whatif_section(capture: Capture) -> str:
+    """The candidate changes measured, best first: each one's saving and change (flagged where its outputs
+    differ), its patch as code, its figures and numerics ("" where none was measured)."""
+    items = "".join(
+        f'<li class="kv-whatif kv-whatif-{row.status}"><b class="kv-num">{escape(row.saving)}</b> — '
+        f"{escape(row.change)}" + (f' <span class="kv-flag">{escape(row.flag)}</span>' if row.flag else "")
+        + (f'<pre class="kv-whatif-patch">{escape(row.patch)}</pre>' if row.patch else "")
+        + "".join(f'<p class="kv-hint">{escape(text)}</p>' for text in (
+            " · ".join(part for part in (row.graphs, row.step, row.compile) if part), row.numerics) if text)
+        + "</li>" for row in rows(capture))
+    return (f'<div class="kv-whatifs"><b>What if</b> <small>({escape(NOTE)})</small><ol>{items}</ol></div>'
+            if items else "")
+
+
 def header(capture: Capture, found: list[Advice]) -> str:
-    """Device and versions, what the capture compiled, dynamo's events, the top findings and the warnings."""
+    """Device and versions, what the capture compiled, dynamo's events, the top findings, the what-ifs and the
+    warnings."""
     story = compile_story(capture)
     events = "".join(f"<li><details><summary>{escape(line)}</summary><pre>{escape(reason)}</pre></details></li>"
                      for line, reason in dynamo_lines(capture))
@@ -343,6 +359,7 @@ def header(capture: Capture, found: list[Advice]) -> str:
             + (f"<p>{escape(story)}</p>" if story else "") + (f'<p class="kv-hint">{escape(pool)}</p>' if pool else "")
             + (f'<div class="kv-sweeps"><h4>Autotuning outside the graphs</h4>{user}</div>' if user else "")
             + (f'<ul class="kv-dynamo">{events}</ul>' if events else "") + html_list(capture, found, top=TOP)
+            + whatif_section(capture)
             + (f'<ul class="kv-warnings">{warnings}</ul>' if warnings else ""))
 
 

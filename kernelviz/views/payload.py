@@ -41,6 +41,7 @@ from .rules import launch_annex, name_entries, peaks_known
 from .stages import kernel_extras, without_stages
 from .text import compile_story, dynamo_lines, package_line
 from .texts import graph_texts, launch_texts, memory_texts, package_texts, peak_texts, ranks_texts
+from .whatif import NOTE, headline, measured_findings, rows
 from .why import cudagraph_lines, pool_line, sweeps
 
 ENCODING = "xz+base85"  # the value of "encoding" in the saved form
@@ -115,15 +116,21 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     data["view"]["cudagraphs"] = {str(g): lines for g, graph in enumerate(capture.graphs)
                                   if (lines := cudagraph_lines(graph))}
     data["view"]["cudagraph_pool"] = pool_line(capture)
+    if capture.whatifs:  # the changes measured, best first, and the findings' measured figures by index
+        data["view"]["whatifs"] = {"note": NOTE, "headline": headline(capture),
+                                   "rows": [row.to_json() for row in rows(capture)]}
+        data["view"]["measured"] = {str(i): m.to_json() for i, m in measured_findings(capture, found).items()}
     data["view"]["tabs"] = shown_tabs(capture, data["view"])
     return data if per_kernel else live(data)
 
 
 def shown_tabs(capture: Capture, view: dict[str, Any]) -> list[str]:
     """The panel's optional tabs that hold something for ``capture``: the HIP reading where a graph runs on CUDA
-    (hipify maps CUDA code), Why where something was autotuned or ran as CUDA graphs."""
+    (hipify maps CUDA code), Why where something was autotuned or ran as CUDA graphs, What if where changes were
+    measured."""
     tabs = ["hip"] if any(graph.device == "cuda" for graph in capture.graphs) else []
-    return tabs + (["why"] if view["sweeps"] or view["cudagraphs"] or view["cudagraph_pool"] else [])
+    tabs += ["why"] if view["sweeps"] or view["cudagraphs"] or view["cudagraph_pool"] else []
+    return tabs + (["whatif"] if view.get("whatifs") else [])
 
 
 def live(data: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +140,8 @@ def live(data: dict[str, Any]) -> dict[str, Any]:
     graphs = [{**graph, "code": "", "repro": None, "kernels": [without_stages(k) for k in graph["kernels"]]}
               for graph in data["graphs"]]
     kept = ("memory", "launches", "peaks_known", "peak_texts", "findings", "groups", "finding_ms", "compile",
-            "dynamo", "sweeps", "cudagraphs", "cudagraph_pool", "packages", "package_sizes", "tabs")
+            "dynamo", "sweeps", "cudagraphs", "cudagraph_pool", "whatifs", "measured", "packages", "package_sizes",
+            "tabs")
     view = {key: data["view"][key] for key in kept if key in data["view"]}
     return {**data, "graphs": graphs, "view": {"highlight": {}, "links": {}, **view}}
 

@@ -23,21 +23,26 @@ function where(cap, f) {
   return `graph ${f.graph} ${f.launches.length > 1 ? "launches" : "launch"} ${f.launches.slice(0, 2).join(", ")}${more} (${names.join(", ")})`;
 }
 
-/** One finding as a line (header) or with how its ms was computed and what to try (tab); `go(graph, launch)`
- * switches to the graph and selects the launch (launch null: the graph alone). */
+/** One finding (index `i` of the capture's) as a line (header) or with how its ms was computed and what to try
+ * (tab); where a what-if measured what it suggests (the view annex's `measured`, worked out in Python), its figure
+ * and how are the measured ones. `go(graph, launch)` switches to the graph and selects the launch (launch null: the
+ * graph alone). */
 function item(cap, f, i, go, full) {
   const g = graphIndex(cap, f.graph);
   const target = g >= 0 ? () => go(g, f.launches.length ? f.launches[0] : null) : null;
+  const measured = ((cap.view || {}).measured || {})[String(i)];
+  const how = measured ? measured.how : f.how;
   const head = [
-    h("b", { class: "kv-finding-ms", title: `ms: ${f.how}` }, ((cap.view || {}).finding_ms || [])[i] || "—"), " ",
+    measured ? h("b", { class: `kv-finding-ms kv-measured kv-measured-${measured.status}`, title: `ms: ${how}` }, measured.text)
+      : h("b", { class: "kv-finding-ms", title: `ms: ${how}` }, ((cap.view || {}).finding_ms || [])[i] || "—"), " ",
     h("span", { class: "kv-rule" }, f.rule), " ",
     target ? h("a", { class: "kv-finding-at", href: "#", onclick: (e) => { e.preventDefault(); target(); } }, where(cap, f))
       : h("span", { class: "kv-finding-at" }, where(cap, f)),
-    h("span", { class: "kv-finding-evidence", title: full ? null : `${f.evidence}\nms: ${f.how}\ntry: ${f.suggestion}` },
+    h("span", { class: "kv-finding-evidence", title: full ? null : `${f.evidence}\nms: ${how}\ntry: ${f.suggestion}` },
       `: ${f.evidence}`)];
   if (!full) return h("li", { class: "kv-finding" }, ...head);
   return h("li", { class: "kv-finding kv-finding-full" }, ...head,
-    h("div", { class: "kv-finding-how" }, `ms: ${f.how}`),
+    h("div", { class: "kv-finding-how" }, `ms: ${how}`),
     f.suggestion ? h("div", { class: "kv-finding-try" }, `try: ${f.suggestion}`) : null);
 }
 

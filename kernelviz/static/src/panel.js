@@ -8,6 +8,7 @@ import { headerView } from "./header.js";
 import { isTimed, launchRows as rowsOf } from "./rows.js";
 import { COLUMNS, columnChooser, launchTable, visibleRows } from "./table.js";
 import { TABS, firstTab, tabsFor } from "./views.js";
+import { whatifHeader } from "./whatif.js";
 
 /**
  * Render a capture into `el` (a diff's payload is drawn by diff.js). `host` (optional) connects a live kernel:
@@ -128,6 +129,7 @@ export function renderCapture(el, data, host = {}) {
     root.replaceChildren(...[
       headerView(cap),
       findingsHeader(cap, go),
+      whatifHeader(cap, openWhatif),
       warnings.length ? h("ul", { class: "kv-warnings" }, ...warnings.map((w) => h("li", {}, w))) : null,
       h("div", { class: "kv-toolbar" }),
       graph ? chartsView(cap, state.graph, launchRows(graph), select) : null,
@@ -185,6 +187,12 @@ export function renderCapture(el, data, host = {}) {
     if (g !== state.graph) { state.graph = g; state.selected = null; draw(); }
     if (i !== null) { select(`${g}/${i}`); return; }
     state.tab = "findings"; markTabs(); drawDetail();
+  }
+
+  /** The What if tab, from the header's line: opened and scrolled to. */
+  function openWhatif() {
+    state.tab = "whatif"; markTabs(); drawDetail();
+    root.querySelector(".kv-tabs").scrollIntoView({ block: "start" });
   }
 
   function select(key) {

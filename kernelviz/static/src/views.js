@@ -11,6 +11,7 @@ import { hipTab } from "./hip.js";
 import { hasRanks, ranksTab } from "./ranks.js";
 import { compiledTab } from "./stages.js";
 import { whyTab } from "./sweep.js";
+import { whatifTab } from "./whatif.js";
 import { wrapperTab } from "./wrapper.js";
 
 /** The compiled tab's label: what its kernels were compiled to (a GPU's Triton stages, a CPU's assembly). */
@@ -29,6 +30,7 @@ export const TABS = [
   { id: "compiled", label: compiledLabel, render: (ctx) => compiledTab(ctx) },
   { id: "hip", label: "HIP (ROCm)", optional: true, render: (ctx) => hipTab(ctx) },
   { id: "findings", label: "Findings", render: findingsTab },
+  { id: "whatif", label: "What if", optional: true, render: whatifTab },
   { id: "why", label: "Why (autotuning, CUDA graphs)", optional: true, render: whyTab },
   { id: "ranks", label: "Ranks", when: hasRanks, render: ranksTab },
 ];
