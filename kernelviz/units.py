@@ -2,7 +2,8 @@
 
 - Bytes: binary multiples, labelled ``B``, ``KB``, ``MB``, ``GB`` (1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB).
 - Times: held in ms; written in ms with fixed decimals in tables (:func:`ms`), or in the unit that reads best,
-  µs, ms or s (:func:`ms_text`); a line of figures in one unit (:func:`ms_texts`).
+  µs, ms or s (:func:`ms_text`); a line of figures in one unit (:func:`ms_texts`), with their noise
+  (:func:`ms_noises`: ``1.2 ± 0.05 ms``).
 - Rates: decimal, as devices state them: GB/s is 10**9 B/s, TFLOP/s 10**12 FLOP/s (:func:`rate`).
 - Percentages: a share of a whole is never written above 100% (:func:`share`, :func:`percent`); a figure
   relative to another may be (:func:`relative`), and a change is signed (:func:`change`).
@@ -65,6 +66,16 @@ def ms_texts(*values: float | None) -> list[str | None]:
     unit, scale = ("s", 1e-3) if top >= 1000 else ("µs", 1e3) if top < 0.1 else ("ms", 1.0)
     return [None if v is None else shown(v, "ms") if not valid(v) else f"{v * scale:.3g} {unit}"
             if v * scale >= 0.01 or v == 0 else f"<0.01 {unit}" for v in values]
+
+
+def ms_noises(*pairs: tuple[float, float | None]) -> list[str]:
+    """(time, noise) pairs in one unit (:func:`ms_texts`'): ``1.2 ± 0.05 ms``; a time alone where its noise is
+    None."""
+    texts = ms_texts(*(v for pair in pairs for v in pair))
+    out = []
+    for (value, _), text, noise_text in zip(pairs, texts[::2], texts[1::2]):
+        out.append(f"{text.rsplit(' ', 1)[0]} ± {noise_text}" if noise_text is not None and valid(value) else text)
+    return out
 
 
 def share(fraction: float | None, digits: int = 1) -> str:

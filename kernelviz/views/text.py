@@ -12,6 +12,7 @@ from ..names import column_labels
 from .findings import as_run_line, text_lines
 from .ranks_text import WHOLE, split_line
 from .rules import dynamic_sizes, launch_kind
+from .whatif_text import text_lines as whatif_lines
 from .why import cudagraph_lines, graph_sweep_lines, pool_line, sweep, sweep_lines
 from .wrap import terminal_width, wrapped
 
@@ -195,6 +196,7 @@ def summary(capture: Capture, width: int | None = None) -> str:
     for line in found:  # wrapped under the text after the time and under "ms:" / "try:"
         body = line.lstrip()
         lines += wrapped(body, width, " " * (2 + len(line) - len(body)), " " * 15)
+    lines += [f"  {line}" for line in whatif_lines(capture, width - 2)]
     for graph in capture.graphs:
         ran = f", ran {graph.calls}x" if graph.calls else ""
         lines.append(f"\ngraph {graph.id} [{graph.kind}, {graph.device}{ran}]")
