@@ -8,8 +8,9 @@ For each model, interleaved over ``--rounds`` rounds, fresh processes that share
 
 - ``clean``: never imports kernelviz; the compiled step timed by wall clock (``step(); synchronize``), median of
   ``--calls`` calls after a warm-up;
-- ``change``: the same, with the change the findings suggest applied by hand (GPU: ``mode="reduce-overhead"``;
-  CPU: ``torch._inductor.config.cpp_wrapper = True``);
+- ``change``: the same, with the change the findings suggest applied by hand (GPU: ``mode="reduce-overhead"``, or
+  for ``skip_mlp``, whose CUDA graphs reduce-overhead skips, the skip's cause removed; CPU:
+  ``torch._inductor.config.cpp_wrapper = True``);
 - ``import``: imports kernelviz, then times the step as ``clean`` does (importing must cost nothing);
 - ``kernelviz``: one ``kernelviz.capture(bench=True)`` around a step; its graphs' as-run figures and the savings its
   findings predict; then, once the capture's background work is done, the step timed again as ``clean`` does (the
@@ -78,6 +79,26 @@ def gpt_train(change: bool):
     return step
 
 
+def skip_mlp(change: bool):
+    """An 8-layer MLP (width 256, batch 32) inference compiled with mode="reduce-overhead", fp32, whose bias lives
+    on the CPU: reduce-overhead skips CUDA graphs ("cpu device"); the change keeps the bias on the GPU."""
+    import torch
+
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(8):
+        layers += [torch.nn.Linear(256, 256), torch.nn.LayerNorm(256), torch.nn.GELU()]
+    model = torch.nn.Sequential(*layers).cuda().eval()
+    x = torch.randn(32, 256, device="cuda")
+    bias = torch.randn(256, device="cuda" if change else "cpu")
+    compiled = torch.compile(lambda x, bias: model(x) + bias.to(x.device), mode="reduce-overhead")
+
+    def step():
+        with torch.no_grad():
+            return compiled(x, bias)
+    return step
+
+
 def cpu_mlp(change: bool):
     """A 6-layer MLP (width 64, batch 16) on the CPU, inference: Python between small C++ kernels."""
     import torch
@@ -99,7 +120,8 @@ def cpu_mlp(change: bool):
     return step
 
 
-MODELS = {"mobilenet": ("cuda", mobilenet), "gpt_train": ("cuda", gpt_train), "cpu_mlp": ("cpu", cpu_mlp)}
+MODELS = {"mobilenet": ("cuda", mobilenet), "gpt_train": ("cuda", gpt_train), "skip_mlp": ("cuda", skip_mlp),
+          "cpu_mlp": ("cpu", cpu_mlp)}
 
 
 def _time_steps(step, device: str, calls: int) -> float:
@@ -167,6 +189,9 @@ def _holds(measured: float, truth: list[float], tolerance: float, slower_only: b
     return ok, f"{(measured - mid) / mid:+.0%}" if mid else "-"
 
 
+KINDS = ("clean", "change", "import", "kernelviz")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None)
@@ -175,9 +200,17 @@ def main() -> int:
     parser.add_argument("--role", nargs=2, metavar=("MODEL", "KIND"))
     parser.add_argument("--root", default=str(ROOT), help="the checkout whose kernelviz the processes import (an "
                         "older one, to compare)")
+    parser.add_argument("--kinds", nargs="*", default=list(KINDS), help="the processes of each round (import: "
+                        "the cost of importing kernelviz, the same for every model)")
+    parser.add_argument("--out", help="append every process's result to this file (JSON lines) as it comes")
+    parser.add_argument("--table", nargs="*", metavar="FILE", help="print the table of results saved by --out")
     args = parser.parse_args()
     if args.role:
         print(json.dumps(role(*args.role, args.calls)), flush=True)
+        return 0
+    if args.table:
+        records = [json.loads(line) for path in args.table for line in Path(path).read_text().splitlines() if line]
+        print_table(records, "saved results")
         return 0
     import torch
 
@@ -185,61 +218,77 @@ def main() -> int:
     env = dict(os.environ, PYTHONPATH=args.root, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp(prefix="truth-inductor-"),
                PYTHONPYCACHEPREFIX=os.environ.get("PYTHONPYCACHEPREFIX", tempfile.gettempdir() + "/truth-pyc"),
                PYTHONWARNINGS="ignore")
-    rows = []
-    for name in names:
-        device = MODELS[name][0]
-        results: dict[str, list[dict]] = {k: [] for k in ("clean", "change", "import", "kernelviz")}
-        for r in range(args.rounds):
-            for kind in results:
-                began = time.perf_counter()
-                results[kind].append(_spawn(name, kind, args.calls, env))
-                print(f"{name} round {r + 1} {kind}: {results[kind][-1]} ({time.perf_counter() - began:.0f} s)",
-                      flush=True)
-        ok = {k: [x for x in v if "error" not in x] for k, v in results.items()}
-        if not ok["clean"] or not ok["kernelviz"]:
-            rows.append((name, "-", "-", "-", "-", "could not run: " + "; ".join(
-                x["error"] for v in results.values() for x in v if "error" in x)[:300]))
-            continue
-        clean = [x["step_ms"] for x in ok["clean"]]
-        change = [x["step_ms"] for x in ok["change"]]
-        kv = ok["kernelviz"]
-        plain = statistics.median(x["plain_ms"] for x in kv)
-        holds, off = _holds(plain, clean, 0.10)
-        what = "one graph: the step is its call() and dynamo's guards" if len(kv[0]["graphs"]) == 1 else \
-            f"{len(kv[0]['graphs'])} graphs: the step also holds autograd and the optimizer outside them"
-        rows.append((name, "plain call(), summed", f"{plain:.3f}", f"{statistics.median(clean):.3f}", off,
-                     ("holds" if holds else "MISSES") + f" ({what})"))
-        if change:
-            truth = [c - statistics.median(change) for c in clean]
-            for rule in SAVING_RULES:
-                predicted = [x["savings"][rule] for x in kv if rule in x["savings"]]
-                if predicted:
-                    holds, off = _holds(statistics.median(predicted), truth, 0.25)
-                    rows.append((name, f"saving: {rule}", f"{statistics.median(predicted):.3f}",
-                                 f"{statistics.median(truth):.3f}", off, "holds" if holds else "MISSES"))
-            if not any(r in x["savings"] for x in kv for r in SAVING_RULES):
-                rows.append((name, "saving", "none predicted", f"{statistics.median(truth):.3f}", "-",
-                             "no finding predicts one"))
-        after = statistics.median(x["after_ms"] for x in kv)
-        holds, off = _holds(after, clean, 0.05, slower_only=True)
-        rows.append((name, "step after a capture", f"{after:.3f}", f"{statistics.median(clean):.3f}", off,
-                     "holds" if holds else "MISSES"))
-        if ok["import"]:
-            imported = statistics.median(x["step_ms"] for x in ok["import"])
-            holds, off = _holds(imported, clean, 0.05, slower_only=True)
-            rows.append((name, "step after importing", f"{imported:.3f}", f"{statistics.median(clean):.3f}", off,
-                         "holds" if holds else "MISSES"))
-        rows.append((name, f"clean step (spread {max(clean) - min(clean):.3f} ms over {len(clean)})",
-                     f"{statistics.median(clean):.3f}", "", "", f"timed on {', '.join(kv[0]['timed_on'])}"))
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "CPU"
-    print(f"\nkernelviz against clean processes ({device}, torch {torch.__version__}, {args.rounds} rounds, "
-          f"median of {args.calls} steps each); ms")
+    records = []
+    for name in names:
+        for r in range(args.rounds):
+            for kind in args.kinds:
+                began = time.perf_counter()
+                result = _spawn(name, kind, args.calls, env)
+                record = {"model": name, "kind": kind, "round": r, "device": device, "torch": torch.__version__,
+                          "calls": args.calls, **result}
+                records.append(record)
+                if args.out:
+                    with open(args.out, "a") as out:
+                        out.write(json.dumps(record) + "\n")
+                print(f"{name} round {r + 1} {kind}: {result} ({time.perf_counter() - began:.0f} s)", flush=True)
+    print_table(records, f"{device}, torch {torch.__version__}, {args.rounds} rounds, median of {args.calls} steps "
+                f"each")
+    return 0
+
+
+def print_table(records: list[dict], where: str) -> None:
+    """The table: per model, kernelviz's figures beside the clean processes'."""
+    rows = []
+    for name in dict.fromkeys(r["model"] for r in records):
+        results = {k: [r for r in records if r["model"] == name and r["kind"] == k] for k in KINDS}
+        rows += _model_rows(name, results)
+    print(f"\nkernelviz against clean processes ({where}); ms")
     widths = [12, 40, 14, 10, 7]
     heads = ("model", "figure", "kernelviz", "outside", "off")
     print("  ".join(h.ljust(w) for h, w in zip(heads, widths)) + "  verdict")
     for row in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + row[5])
-    return 0
+
+
+def _model_rows(name: str, results: dict[str, list[dict]]) -> list[tuple]:
+    ok = {k: [x for x in v if "error" not in x] for k, v in results.items()}
+    if not ok["clean"] or not ok["kernelviz"]:
+        return [(name, "-", "-", "-", "-", "could not run: " + "; ".join(
+            x["error"] for v in results.values() for x in v if "error" in x)[:300])]
+    rows = []
+    clean = [x["step_ms"] for x in ok["clean"]]
+    change = [x["step_ms"] for x in ok["change"]]
+    kv = ok["kernelviz"]
+    plain = statistics.median(x["plain_ms"] for x in kv)
+    holds, off = _holds(plain, clean, 0.10)
+    what = "one graph: the step is its call() and dynamo's guards" if len(kv[0]["graphs"]) == 1 else \
+        f"{len(kv[0]['graphs'])} graphs: the step also holds autograd and the optimizer outside them"
+    rows.append((name, "plain call(), summed", f"{plain:.3f}", f"{statistics.median(clean):.3f}", off,
+                 ("holds" if holds else "MISSES") + f" ({what})"))
+    if change:
+        truth = [c - statistics.median(change) for c in clean]
+        for rule in SAVING_RULES:
+            predicted = [x["savings"][rule] for x in kv if rule in x["savings"]]
+            if predicted:
+                holds, off = _holds(statistics.median(predicted), truth, 0.25)
+                rows.append((name, f"saving: {rule}", f"{statistics.median(predicted):.3f}",
+                             f"{statistics.median(truth):.3f}", off, "holds" if holds else "MISSES"))
+        if not any(r in x["savings"] for x in kv for r in SAVING_RULES):
+            rows.append((name, "saving", "none predicted", f"{statistics.median(truth):.3f}", "-",
+                         "no finding predicts one"))
+    after = statistics.median(x["after_ms"] for x in kv)
+    holds, off = _holds(after, clean, 0.05, slower_only=True)
+    rows.append((name, "step after a capture", f"{after:.3f}", f"{statistics.median(clean):.3f}", off,
+                 "holds" if holds else "MISSES"))
+    if ok["import"]:
+        imported = statistics.median(x["step_ms"] for x in ok["import"])
+        holds, off = _holds(imported, clean, 0.05, slower_only=True)
+        rows.append((name, "step after importing", f"{imported:.3f}", f"{statistics.median(clean):.3f}", off,
+                     "holds" if holds else "MISSES"))
+    rows.append((name, f"clean step (spread {max(clean) - min(clean):.3f} ms over {len(clean)})",
+                 f"{statistics.median(clean):.3f}", "", "", f"timed on {', '.join(kv[0]['timed_on'])}"))
+    return rows
 
 
 if __name__ == "__main__":
