@@ -134,7 +134,7 @@ def capture(name: str, budget_s: float, out: str) -> None:
     step, device = build(name, None)
     for _ in range(3):
         step()
-    with kernelviz.capture(bench=True, progress=False) as cap:
+    with kernelviz.capture(bench=True) as cap:
         step()
     began = time.perf_counter()
     rows = cap.whatif(budget_s=budget_s, progress=False)
