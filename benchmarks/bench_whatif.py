@@ -129,6 +129,8 @@ def clean(name: str, kind: str) -> None:
 
 def capture(name: str, budget_s: float, out: str) -> None:
     """In its own process: the step captured (timed), then ``cap.whatif()``; the rows written to ``out``."""
+    import torch  # noqa: F401 - first: kernelviz imported beside torch keeps each compile's FX graph
+
     import kernelviz
 
     step, device = build(name, None)
