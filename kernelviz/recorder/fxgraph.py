@@ -1,7 +1,8 @@
 """The FX graph Inductor was given, kept as the code of a runnable module (``Graph.fx``): what a what-if compiles
 again under a change. Written from the graph's own code (``GraphModule.code``) in a module ``Repro`` as
-``torch._dynamo.debug_utils`` writes one; small constants it holds are written with their values, larger ones as
-random values of their size (said in :func:`load`'s caller's reason where it matters)."""
+``torch._dynamo.debug_utils`` writes one: small buffers it holds are written with their values, larger ones as
+random values of their size; a tensor constant that is neither (``_tensor_constant0``) is not written, and such a
+graph does not load (the what-if says so)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ HEADER = ("import torch\nfrom torch import tensor, device\nfrom math import inf,
           "import torch._inductor.inductor_prims\n")
 
 
-def written(gm: Any) -> str:
-    """The module's code; raises where the graph cannot be written (a sub-module that is not a plain one)."""
+def written(gm: Any) -> str | None:
+    """The module's code; None where the graph cannot be written so (it holds sub-graphs, e.g. a higher-order op's
+    bodies, that are not plain modules)."""
     from torch._dynamo.debug_utils import NNModuleToString
 
-    return HEADER + NNModuleToString.convert(gm)
+    try:
+        return HEADER + NNModuleToString.convert(gm)
+    except Exception:  # noqa: BLE001 - any graph it cannot write: no what-if for it, the compile goes on
+        return None
 
 
 def load(code: str) -> Any:

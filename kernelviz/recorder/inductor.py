@@ -88,17 +88,18 @@ def aot_name(key: str) -> str | None:
 
 
 def fx_graph(key: str) -> store.FxGraph | None:
-    """The FX graph Inductor was given for the module with this code key, as code (:mod:`.fxgraph`): from a compile
-    or an FX-graph-cache lookup in this process, else from the store; None where it was never seen."""
+    """The FX graph Inductor was given for the module with this code key, as code (:mod:`.fxgraph`; "" where it could
+    not be written): from a compile or an FX-graph-cache lookup in this process, else from the store; None where it
+    was never seen."""
     return _remembered(_fx_graphs, key, store.load_fx)
 
 
 def _on_fx(compiled: Any, text: str | None, static: Any) -> None:
     """Keep the FX graph a compile (or an FX-graph-cache lookup) was given, by the code key of what it gave."""
     key = _key_of(compiled)
-    if text is None or key is None:
+    if key is None:
         return
-    graph = store.FxGraph(text, sorted(int(i) for i in static or ()))
+    graph = store.FxGraph(text or "", sorted(int(i) for i in static or ()))  # "": it could not be written
     _remember(_fx_graphs, key, graph)
     try:
         store.save_fx(key, graph)
@@ -277,8 +278,12 @@ def _on_called(recorders: list[routing.Recorder], key: str, ms: float) -> None:
 
 
 def _has_metadata(entry: Any) -> bool:
+    """Whether kernelviz kept what it reads of the entry's compile: its kernels' records and its FX graph."""
     code = getattr(entry, "source_code", None)
-    return not isinstance(code, str) or kernel_records(code_key(code)) is not None
+    if not isinstance(code, str):
+        return True
+    key = code_key(code)
+    return kernel_records(key) is not None and fx_graph(key) is not None
 
 
 def _has_lines(entry: Any) -> bool:

@@ -192,7 +192,7 @@ class Recorder:
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             graph.in_step_ms = run.in_step_ms()
             if (fx := inductor.fx_graph(key)) is not None:
-                graph.fx, graph.fx_static = fx.code, fx.static
+                graph.fx, graph.fx_static = fx.code or None, fx.static
             apply_snapshot(graph, run.specs)
             runs.append((graph, run))
             capture.graphs.append(graph)

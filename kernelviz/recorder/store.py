@@ -45,7 +45,7 @@ class FxGraph:
     """The FX graph Inductor was given for one module, as code (:mod:`.fxgraph`), and its static inputs (the
     module's parameters and buffers)."""
 
-    code: str
+    code: str  # "" where it could not be written
     static: list[int] = field(default_factory=list)
 
 

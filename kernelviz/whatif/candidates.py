@@ -185,6 +185,7 @@ def _cannot(graph: Graph) -> str | None:
     if graph.package is not None:
         return "an AOTInductor package (its FX graph is not in it)"
     if graph.fx is None:
-        return ("its FX graph was not seen: compiled before kernelviz was imported beside torch, or loaded from a cache "
-                "kernelviz did not fill (capture the compile, with fresh_compile=True)")
+        return ("its FX graph was not kept: compiled before kernelviz was imported beside torch, loaded from a cache "
+                "kernelviz did not fill (capture the compile, with fresh_compile=True), or holding sub-graphs that "
+                "cannot be written as code")
     return None

@@ -11,6 +11,7 @@ import contextlib
 import copy
 import importlib
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from .numerics import Compared, compare
 PAIRS = 15  # runs of each side at least, in turns
 MIN_S = 0.3  # and until both sides have run this long
 MAX_S = 3.0  # per graph, at most
+COMPILE_THREADS = 8
 WARMUP = 3  # untimed runs of each side first (a fresh process's first runs start thread pools, load kernels)
 
 
@@ -53,6 +55,10 @@ def main(job_path: str, out_dir: str, emit: Callable[[str], None]) -> int:
     if any(graph.device == "cuda" for graph in capture.graphs):
         emit("phase start")
         torch.cuda.init()
+    import torch._inductor.config as inductor_config
+
+    # the candidates' kernels compiled in parallel here (the timing process compiles one at a time otherwise)
+    inductor_config.compile_threads = max(1, min(COMPILE_THREADS, (os.cpu_count() or 2) // 2))
     deadline = time.monotonic() + float(job["budget_s"])
     ready: dict[int, _Ready | str] = {}
     for k, candidate in enumerate(job["candidates"]):
@@ -102,7 +108,7 @@ def _measure(candidate: dict, capture: Capture, job: dict, ready: dict, emit) ->
         try:
             item = _prepared(i, capture, job, ready, emit)
             emit("phase compile")
-            with _settings(candidate), torch.no_grad():
+            with torch.no_grad():
                 started = time.perf_counter()
                 run, make_args = _compiled(candidate, item)
                 outputs = _kept(run(make_args()))
@@ -121,7 +127,8 @@ def _measure(candidate: dict, capture: Capture, job: dict, ready: dict, emit) ->
 
 @contextlib.contextmanager
 def _settings(candidate: dict):
-    """TF32 for fp32 matmuls while the candidate compiles and runs, where it asks; undone after."""
+    """TF32 for fp32 matmuls, where the candidate asks, while it compiles and each time it runs (never while the
+    captured code runs); undone after."""
     import torch
 
     if not candidate.get("tf32"):
@@ -140,7 +147,7 @@ def _compiled(candidate: dict, item: _Ready) -> tuple[Callable[[list], Any], Cal
     import torch
     from torch._inductor.compile_fx import compile_fx
 
-    gm, args = item.gm, list(item.args)
+    gm, args, mutated = item.gm, list(item.args), item.mutated
     if candidate.get("transform"):
         module, _, name = candidate["transform"].partition(":")
         gm = getattr(importlib.import_module(module), name)(copy.deepcopy(gm))
@@ -149,29 +156,29 @@ def _compiled(candidate: dict, item: _Ready) -> tuple[Callable[[list], Any], Cal
         args = [a.contiguous(memory_format=torch.channels_last) if isinstance(a, torch.Tensor) and a.dim() == 4
                 else a for a in args]
     static = item.graph.fx_static
-    if candidate.get("freeze"):
-        gm = _frozen(gm, static, args)
-        args = [a for j, a in enumerate(args) if j not in set(static)]
-        mutated = None
-    else:
-        mutated = item.mutated
-    if candidate["config"].get("triton.cudagraphs"):  # parameters stay in place, as reduce-overhead keeps them
-        for j in static:
-            if isinstance(args[j], torch.Tensor):
-                torch._dynamo.mark_static_address(args[j])
-    compiled = compile_fx(gm, args, config_patches=dict(candidate["config"]))
-    return (lambda a: compiled(*a)), arg_maker(args, mutated)
+    if static and (candidate.get("freeze") or candidate["config"].get("triton.cudagraphs")):
+        # the parameters as the module's own, as the user's module holds them: what freezing makes constants, and
+        # what reduce-overhead keeps in place (its CUDA graphs copy every other input in before each replay)
+        gm = _with_parameters(gm, static, args)
+        args, mutated = [a for j, a in enumerate(args) if j not in set(static)], None
+    with _settings(candidate):
+        compiled = compile_fx(gm, args, config_patches=dict(candidate["config"]))
+
+    def run(values: list) -> Any:
+        with _settings(candidate):
+            return compiled(*values)
+
+    return run, arg_maker(args, mutated)
 
 
-def _frozen(gm: Any, static: list[int], args: list[Any]) -> Any:
-    """A copy of ``gm`` whose static inputs (the parameters) are its own parameters: what freezing makes
-    constants."""
+def _with_parameters(gm: Any, static: list[int], args: list[Any]) -> Any:
+    """A copy of ``gm`` whose static inputs (the parameters) are its own parameters."""
     import torch
 
     gm = copy.deepcopy(gm)
     placeholders = [node for node in gm.graph.nodes if node.op == "placeholder"]
     for j, i in enumerate(static):
-        name = f"frozen_{j}"
+        name = f"parameter_{j}"
         gm.register_parameter(name, torch.nn.Parameter(args[i], requires_grad=False))
         with gm.graph.inserting_after(placeholders[-1]):
             attr = gm.graph.get_attr(name)
