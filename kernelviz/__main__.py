@@ -27,6 +27,7 @@ TOP_HELP = """\
 examples (kernelviz COMMAND --help says more about each):
   kernelviz show output_code.py -o report.html
   kernelviz diff default.json max_autotune.json -o diff.html
+  kernelviz whatif capture.json --budget 60
   kernelviz check baseline.json current.json --junit check.xml
   kernelviz ab ../base . -- bench/step.py
   kernelviz run train.py --epochs 1 --bench
