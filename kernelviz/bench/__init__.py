@@ -54,7 +54,7 @@ def bench(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (),
             graph.warnings = [w for w in graph.warnings if not w.startswith(_TIMING_WARNINGS)]
             graph.bench_s = None
         _here(plans, capture, options, bar)
-        jobs = [isolation.Job(p.graph, p.inputs, p.args, mutated_inputs(p))
+        jobs = [isolation.Job(p.graph, p.inputs, p.args, _mutated(p))
                 for p in plans if p.where in ("worker", "package")]
         if jobs:
             bar.step(f"timing {len(jobs)} graph(s) in the timing process")
@@ -88,7 +88,7 @@ def _here(plans: list[GraphPlan], capture: Capture, options: BenchOptions, bar: 
         graph.bench_s = time.perf_counter() - start
 
 
-def mutated_inputs(item: GraphPlan) -> list[int] | None:
+def _mutated(item: GraphPlan) -> list[int] | None:
     """The inputs the graph's code mutates, as its live module says (None: unknown, every input is copied)."""
     module = item.run.module() if item.run is not None else None
     found = getattr(module, "mutated_input_idxs", None)

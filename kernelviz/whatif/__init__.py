@@ -15,7 +15,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..bench import mutated_inputs
 from ..bench.handoff import hand
 from ..bench.isolation import follow
 from ..bench.plan import plan
@@ -81,7 +80,7 @@ def _in_worker(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]], runnabl
         worker.give(json.dumps({
             "capture": Capture(graphs=capture.graphs).to_dict(), "budget_s": budget_s,
             "handed": [str(h.path) if h is not None else None for h in handoffs],
-            "inputs": [p.inputs for p in plans], "mutated": [mutated_inputs(p) for p in plans],
+            "inputs": [p.inputs for p in plans],
             "candidates": [asdict(c) for c in runnable]}), kind="whatif")
         outcome = follow(worker.proc, len(runnable), STEP_LIMIT_S, bar)
         results = {}

@@ -42,7 +42,6 @@ class _Ready:
     call: Callable[[list], Any]
     args: list[Any]
     make_args: Callable[[], list]
-    mutated: Any
     gm: Any
     expected: Any
 
@@ -86,11 +85,10 @@ def _prepared(i: int, capture: Capture, job: dict, ready: dict[int, _Ready | str
             else:
                 args, _ = recreate(graph, receive(handed) if handed is not None else None)
             emit("phase run")
-            make_args = arg_maker(args, job["mutated"][i])
+            make_args = arg_maker(args, None)  # every input copied: a backward's code reuses (donated) inputs' memory
             with torch.no_grad():
                 expected = _kept(scope["call"](make_args()))
-            ready[i] = _Ready(graph, scope["call"], args, make_args, job["mutated"][i], fxgraph.load(graph.fx),
-                              expected)
+            ready[i] = _Ready(graph, scope["call"], args, make_args, fxgraph.load(graph.fx), expected)
         except Exception as exc:  # noqa: BLE001 - one line for every candidate of this graph
             ready[i] = f"graph {graph.id} could not be run here: {one_line(exc)}"
     found = ready[i]
@@ -147,7 +145,7 @@ def _compiled(candidate: dict, item: _Ready) -> tuple[Callable[[list], Any], Cal
     import torch
     from torch._inductor.compile_fx import compile_fx
 
-    gm, args, mutated = item.gm, list(item.args), item.mutated
+    gm, args = item.gm, list(item.args)
     if candidate.get("transform"):
         module, _, name = candidate["transform"].partition(":")
         gm = getattr(importlib.import_module(module), name)(copy.deepcopy(gm))
@@ -160,7 +158,7 @@ def _compiled(candidate: dict, item: _Ready) -> tuple[Callable[[list], Any], Cal
         # the parameters as the module's own, as the user's module holds them: what freezing makes constants, and
         # what reduce-overhead keeps in place (its CUDA graphs copy every other input in before each replay)
         gm = _with_parameters(gm, static, args)
-        args, mutated = [a for j, a in enumerate(args) if j not in set(static)], None
+        args = [a for j, a in enumerate(args) if j not in set(static)]
     with _settings(candidate):
         compiled = compile_fx(gm, args, config_patches=dict(candidate["config"]))
 
@@ -168,7 +166,7 @@ def _compiled(candidate: dict, item: _Ready) -> tuple[Callable[[list], Any], Cal
         with _settings(candidate):
             return compiled(*values)
 
-    return run, arg_maker(args, mutated)
+    return run, arg_maker(args, None)
 
 
 def _with_parameters(gm: Any, static: list[int], args: list[Any]) -> Any:
