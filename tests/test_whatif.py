@@ -77,3 +77,19 @@ def test_budget_spent_and_the_command_line(cap, tmp_path, capsys):
     assert "TF32 is a GPU's" in out
     kinds = [w.kind for w in kernelviz.load(tmp_path / "out.json").whatifs]
     assert sorted(kinds) == ["cpp_wrapper", "tf32"]
+
+
+def test_a_training_steps_backward_keeps_its_outputs():
+    """A backward's code reuses the memory of its saved tensors (donated): each run gets its own copies, so the
+    change is checked on the inputs the captured code saw."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+    x = torch.randn(16, 32)
+    compiled = torch.compile(model)
+    with kernelviz.capture() as cap:
+        compiled(x).sum().backward()
+    assert [g.kind for g in cap.graphs] == ["forward", "backward"]
+    again = Candidate("cpp_wrapper", "compiled again as captured", "")  # no change: the FX graph cache's compile
+    [row] = cap.whatif(budget_s=300, progress=False, candidates=[again])
+    assert row.reason is None and row.graphs == [0, 1]
+    assert row.verdict == "same" and row.max_abs_diff < 1e-4
