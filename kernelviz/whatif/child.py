@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bench.errors import one_line
+from ..bench.errors import BenchError, one_line
 from ..bench.handoff import receive
 from ..bench.inputs import recreate
 from ..bench.measure import arg_maker, namespace
@@ -72,7 +72,7 @@ def main(job_path: str, out_dir: str, emit: Callable[[str], None]) -> int:
 
 
 def _prepared(i: int, capture: Capture, job: dict, ready: dict[int, _Ready | str], emit) -> _Ready:
-    """Graph ``i`` made ready (once); raises ``RuntimeError`` with the reason where it cannot be."""
+    """Graph ``i`` made ready (once); raises :class:`BenchError` with the reason where it cannot be."""
     import torch
 
     if i not in ready:
@@ -93,7 +93,7 @@ def _prepared(i: int, capture: Capture, job: dict, ready: dict[int, _Ready | str
             ready[i] = f"graph {graph.id} could not be run here: {one_line(exc)}"
     found = ready[i]
     if isinstance(found, str):
-        raise RuntimeError(found)
+        raise BenchError(found)
     return found
 
 
@@ -114,6 +114,8 @@ def _measure(candidate: dict, capture: Capture, job: dict, ready: dict, emit) ->
                 compared.add(compare(outputs, item.expected))
                 emit("phase in-graph")
                 before, after = _turns(item.call, item.make_args, run, make_args, item.graph.device)
+        except BenchError as exc:
+            return {"reason": f"not run: {exc}"}
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot run says why, in one line
             return {"reason": f"not run: {one_line(exc)}"}
         for side, values in (("before", before), ("after", after)):
