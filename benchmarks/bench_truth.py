@@ -166,7 +166,9 @@ def role(name: str, kind: str, calls: int) -> dict:
             "timed_on": sorted({g.timed_on or "-" for g in cap.graphs}),
             "launch_cpu_ms": sum(g.as_run.launch_cpu_ms or 0.0 for g in graphs),
             "in_step_ms": [g.in_step_ms for g in graphs], "replay_ms": [g.as_run.replay_ms for g in graphs],
-            "savings": found, "after_ms": _time_steps(step, device, calls)}
+            "savings": found, "findings": [[f.rule, f.ms] for f in cap.findings],
+            "warnings": cap.warnings + [f"{g.id}: {w}" for g in cap.graphs for w in g.warnings],
+            "after_ms": _time_steps(step, device, calls)}
 
 
 def _spawn(name: str, kind: str, calls: int, env: dict) -> dict:

@@ -27,7 +27,7 @@ GuardKind = Literal["", "size", "number", "type", "dtype", "other"]
 TuningKind = Literal["template", "configs", "coordinate-descent", "user"]
 CudaGraphKind = Literal["record", "re-record", "skip"]
 Rule = Literal["launch-bound", "wrapper-overhead", "refused-fusion", "spills", "occupancy", "memory-bound",
-               "latency-bound", "stall", "graph-break", "recompile", "cudagraph-skip"]
+               "latency-bound", "stall", "graph-break", "recompile", "skip", "cudagraph-skip"]
 GraphKind = Literal["forward", "backward", "inference", "unknown", "jiterator"]
 Wrapper = Literal["python", "cpp"]
 Cache = Literal["compiled", "fx_cache_hit", "reused"]

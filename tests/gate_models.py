@@ -54,7 +54,7 @@ def act(h, variant: str, chains: tuple[int, int]):
     autograd (``chains``: its length unchanged and in ``slow``), then a scale."""
     g = torch.nn.functional.gelu(h)
     s = g.detach()
-    for _ in range(chains[variant == "slow"]):
+    for _ in range(chains[1 if variant == "slow" else 0]):  # an int index: dynamo (torch 2.11) refuses a bool
         s = torch.sin(s) * 1.01
     g = g + s * 1e-3
     if variant == "added":

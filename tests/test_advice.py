@@ -218,3 +218,12 @@ def test_no_finding_suggests_cpp_wrapper_where_it_runs_or_was_measured_no_faster
             assert ("cpp_wrapper = True" in python.suggestion) == faster, (device, python.suggestion)
             assert ("cpp_wrapper measured no faster: " in python.how) == (not faster), python.how
             assert cpp is None or "cpp_wrapper = True" not in cpp.suggestion, cpp.suggestion
+
+
+def test_every_rule_the_advice_writes_is_one_a_saved_capture_reads_back():
+    from typing import get_args
+
+    from kernelviz.advice import RULES
+    from kernelviz.model import Rule
+
+    assert set(RULES) == set(get_args(Rule))

@@ -60,6 +60,8 @@ def test_skipped_frame_explains_why_nothing_was_compiled(device):
     assert "loop" in event.reason
     assert cap.warnings == ["nothing was compiled or run by torch.compile (Inductor) in this capture; "
                             "dynamo skipped 1 frame (reasons in Capture.dynamo)"]
+    assert [f.rule for f in cap.findings] == ["skip"]
+    assert kernelviz.Capture.from_json(cap.to_json()) == cap  # its finding's rule is one the reader takes
 
 
 def test_events_survive_the_json_round_trip(device):
