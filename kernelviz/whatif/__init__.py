@@ -10,6 +10,7 @@ dtype's tolerance comes after every one that computes the same thing, never rank
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -33,11 +34,12 @@ def measure(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (), *, bu
     """Every candidate for ``capture`` measured in the timing process within ``budget_s`` (``candidates``: kinds or
     :class:`Candidate` objects, default every kind that applies), the best first; ``runs``: the graphs' live sides,
     where they ran in this process (their tensors are then what the timing runs on)."""
+    deadline = time.time() + budget_s
     chosen = choose(capture, candidates)
     runnable = [c for c in chosen if c.reason is None]
     results = {id(c): _row(c, {"reason": c.reason}) for c in chosen if c.reason is not None}
     if runnable:
-        results.update(_in_worker(capture, runs, runnable, budget_s, progress))
+        results.update(_in_worker(capture, runs, runnable, budget_s, deadline, progress))
     rows = [results[id(c)] for c in chosen]
     step = step_ms(capture)
     for row in rows:
@@ -67,7 +69,7 @@ def _row(candidate: Candidate, result: dict[str, Any]) -> WhatIf:
 
 
 def _in_worker(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]], runnable: list[Candidate],
-               budget_s: float, progress: Any) -> dict[int, WhatIf]:
+               budget_s: float, deadline: float, progress: Any) -> dict[int, WhatIf]:
     """The runnable candidates measured in one timing process; those it did not finish say why."""
     needed = {i for c in runnable for i in c.graphs}
     plans = plan(capture, runs)
@@ -78,7 +80,7 @@ def _in_worker(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]], runnabl
     bar = Progress(progress, len(runnable), "measuring what-ifs", "change")
     try:
         worker.give(json.dumps({
-            "capture": Capture(graphs=capture.graphs).to_dict(), "budget_s": budget_s,
+            "capture": Capture(graphs=capture.graphs).to_dict(), "budget_s": budget_s, "deadline": deadline,
             "handed": [str(h.path) if h is not None else None for h in handoffs],
             "inputs": [p.inputs for p in plans],
             "candidates": [asdict(c) for c in runnable]}), kind="whatif")

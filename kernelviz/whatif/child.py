@@ -58,11 +58,11 @@ def main(job_path: str, out_dir: str, emit: Callable[[str], None]) -> int:
 
     # the candidates' kernels compiled in parallel here (the timing process compiles one at a time otherwise)
     inductor_config.compile_threads = max(1, min(COMPILE_THREADS, (os.cpu_count() or 2) // 2))
-    deadline = time.monotonic() + float(job["budget_s"])
+    deadline = float(job["deadline"])  # wall clock: the budget counts from the call in the user's process
     ready: dict[int, _Ready | str] = {}
     for k, candidate in enumerate(job["candidates"]):
         emit(f"graph {k}")
-        if time.monotonic() > deadline:
+        if time.time() > deadline:
             result = {"reason": f"not run: the time budget of {job['budget_s']:g} s was spent"}
         else:
             result = _measure(candidate, capture, job, ready, emit)
