@@ -30,7 +30,7 @@ class WhatIfRow:
     status: Status
     change: str  # what it is, in words
     patch: str  # the line(s) to apply
-    saving: str  # "saves 1.2 ± 0.05 ms"; "no saving beyond the noise: ..."; "not run: <reason>"
+    saving: str  # "saves 1.2 ± 0.05 ms"; "within the noise (saves 10 ± 40 µs)"; "not run: <reason>"
     graphs: str  # "graph 0_forward: 2.4 ± 0.02 ms → 1.2 ± 0.01 ms (-50.0%)"
     step: str  # "step: 12 ms → 10.8 ± 0.03 ms (-10.0%)"
     compile: str  # "compiled in 12.3 s"
@@ -69,7 +69,7 @@ def _saving(whatif: WhatIf, state: Status) -> str:
     (less,) = units.ms_noises((abs(ms), noise))
     faster = "faster" if ms >= 0 else "slower"
     return {"saves": f"saves {less}", "slower": f"slower by {less}",
-            "no-gain": f"no saving beyond the noise ({'saves' if ms >= 0 else 'costs'} {less})",
+            "no-gain": f"within the noise ({'saves' if ms >= 0 else 'costs'} {less})",
             "differs": f"ran {less} {faster}, but the outputs differ"}[state]
 
 
@@ -136,6 +136,18 @@ def ranked(capture: Capture) -> list[WhatIf]:
 def rows(capture: Capture) -> list[WhatIfRow]:
     """:func:`row` of each what-if, best first (:func:`ranked`)."""
     return [row(capture, whatif) for whatif in ranked(capture)]
+
+
+def headline(capture: Capture) -> str:
+    """The what-ifs in a line: how many were measured and the best that saves ("" where none was measured)."""
+    listed = rows(capture)
+    if not listed:
+        return ""
+    count = f"What if: {len(listed)} change{'s' * (len(listed) != 1)} measured"
+    best = listed[0]
+    if best.status == "saves":
+        return f"{count}; the best {best.saving}: {best.change}"
+    return f"{count}; none saves time beyond the noise with the outputs as captured"
 
 
 # What a finding suggests, as the what-ifs that measure it: by its rule, and by the options its suggestion names
