@@ -218,3 +218,16 @@ def test_nothing_compiled_says_so():
         _ = torch.ones(3) + 1
     assert cap.graphs == []
     assert cap.warnings == ["nothing was compiled or run by torch.compile (Inductor) in this capture"]
+
+
+def test_the_step_time_in_the_block_is_of_three_warm_calls_or_none():
+    compiled = torch.compile(lambda x: (x.sin() + 1).relu())
+    x = torch.randn(64)
+    compiled(x)  # compiled before the captures: each call in them is warm
+    with kernelviz.capture() as once:
+        compiled(x)
+    with kernelviz.capture() as thrice:
+        for _ in range(3):
+            compiled(x)
+    assert once.graphs[0].calls == 1 and once.graphs[0].in_step_ms is None
+    assert thrice.graphs[0].calls == 3 and 0 < thrice.graphs[0].in_step_ms < 1000

@@ -95,8 +95,8 @@ def test_the_panel_shows_ops_each_node_once_and_no_empty_figure_columns(tmp_path
         selected = page.locator(".kv-step.kv-selected")
         assert selected.count() == 1 and demo.graphs[1].launches[3].kernel_name in selected.inner_text()
         assert page.locator(".kv-step.kv-peak").inner_text().endswith("(peak)")
-        page.wait_for_function("() => { const r = document.querySelector('.kv-step.kv-selected').getBoundingClientRect();"
-                               " return r.top >= 0 && r.bottom <= innerHeight; }")
+        page.wait_for_function("() => { const r = document.querySelector('.kv-step.kv-selected')"
+                               ".getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }")
         assert page.errors == []
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from ..model import SourceLocation
 
+STEP_CALLS = 3  # warm calls of a graph in the block behind its in-step time
+
 
 @dataclass
 class GraphRun:
@@ -37,11 +39,12 @@ class GraphRun:
         return sum(t.numel() * t.element_size() for t in held)
 
     def in_step_ms(self) -> float | None:
-        """The wall time of call() in the user's own block, the fastest of its warm calls (interference only ever
-        adds time): the first call of a graph compiled or loaded in the block (which loads its kernels) left out; None
-        where no warm call was seen."""
+        """The wall time of call() in the user's own block: the fastest of its warm calls (interference only ever
+        adds time), where at least ``STEP_CALLS`` were seen; the first call of a graph compiled or loaded in the
+        block (which loads its kernels) left out. None with fewer: one call's wall time says little of the step (a
+        launch-bound step's calls in one quiet process vary by half from one to the next)."""
         warm = self.walls if self.cache == "reused" else self.walls[1:]
-        return min(warm) if warm else None
+        return min(warm) if len(warm) >= STEP_CALLS else None
 
     def module(self) -> Any:
         """The graph's compiled module, while it lives."""
