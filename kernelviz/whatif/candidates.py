@@ -141,7 +141,8 @@ _KINDS: dict[str, tuple[str, str, dict[str, Any], Any]] = {
 # the order a budget runs them in: the largest savings seen first, the costliest compiles last
 ORDER: tuple[str, ...] = ("cudagraphs", "tf32", "channels_last", "freezing", "cpp_wrapper", "cpp_gemm_template",
                           "max_autotune", "coordinate_descent")
-NOT_MEASURED = {"launch_config": "a sweep of launch configurations is not measured by this kernelviz"}
+NOT_MEASURED = {"launch_config": "a sweep of launch configurations (block sizes, warps, stages) is not measured by "
+                                 "this kernelviz: try coordinate_descent, which tunes them for every Triton kernel"}
 
 
 def make(kind: str) -> Candidate:
@@ -154,8 +155,10 @@ def make(kind: str) -> Candidate:
 def choose(capture: Capture, which: list[Any] | None = None) -> list[Candidate]:
     """The candidates for ``capture`` (``which``: kinds or :class:`Candidate` objects, default every kind), in
     :data:`ORDER`, each with the graphs where it applies, or why it applies to none (one line)."""
+    if which is None:  # on a GPU the sweep of launch configurations too, which says why it is not measured
+        which = [*ORDER, *(NOT_MEASURED if any(graph.device == "cuda" for graph in capture.graphs) else ())]
     out = []
-    for item in which if which is not None else ORDER:
+    for item in which:
         candidate = item if isinstance(item, Candidate) else None
         kind = candidate.kind if candidate is not None else item
         if kind not in _KINDS and kind not in NOT_MEASURED:
