@@ -37,10 +37,8 @@ def measure(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]] = (), *, bu
     deadline = time.time() + budget_s
     chosen = choose(capture, candidates)
     runnable = [c for c in chosen if c.reason is None]
-    results = {id(c): _row(c, {"reason": c.reason}) for c in chosen if c.reason is not None}
-    if runnable:
-        results.update(_in_worker(capture, runs, runnable, budget_s, deadline, progress))
-    rows = [results[id(c)] for c in chosen]
+    measured = iter(_in_worker(capture, runs, runnable, budget_s, deadline, progress) if runnable else [])
+    rows = [_row(c, {"reason": c.reason}) if c.reason is not None else next(measured) for c in chosen]
     step = step_ms(capture)
     for row in rows:
         row.step_ms = step
@@ -69,8 +67,8 @@ def _row(candidate: Candidate, result: dict[str, Any]) -> WhatIf:
 
 
 def _in_worker(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]], runnable: list[Candidate],
-               budget_s: float, deadline: float, progress: Any) -> dict[int, WhatIf]:
-    """The runnable candidates measured in one timing process; those it did not finish say why."""
+               budget_s: float, deadline: float, progress: Any) -> list[WhatIf]:
+    """The runnable candidates measured in one timing process, in order; those it did not finish say why."""
     needed = {i for c in runnable for i in c.graphs}
     plans = plan(capture, runs)
     worker = Worker.get()
@@ -85,12 +83,12 @@ def _in_worker(capture: Capture, runs: Sequence[tuple[Graph, GraphRun]], runnabl
             "inputs": [p.inputs for p in plans],
             "candidates": [asdict(c) for c in runnable]}), kind="whatif")
         outcome = follow(worker.proc, len(runnable), STEP_LIMIT_S, bar)
-        results = {}
+        results = []
         for k, candidate in enumerate(runnable):
             path = folder / f"{k}.json"
             found = json.loads(path.read_text()) if k in outcome.finished and path.exists() else {
                 "reason": f"not run: {outcome.reason or 'the timing process stopped'}"}
-            results[id(candidate)] = _row(candidate, found)
+            results.append(_row(candidate, found))
         return results
     finally:
         bar.close()
