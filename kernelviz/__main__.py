@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import get_args
 
 from .gate import ab as ab_cli
 from .gate import cli as check_cli
+from .model import WhatIfKind
 from .outputs import plan, say, write
 
 DESCRIPTION = "See inside what torch.compile (Inductor) generated: every kernel, its origin, source and time."
@@ -25,6 +27,7 @@ TOP_HELP = """\
 examples (kernelviz COMMAND --help says more about each):
   kernelviz show output_code.py -o report.html
   kernelviz diff default.json max_autotune.json -o diff.html
+  kernelviz whatif capture.json --budget 60
   kernelviz check baseline.json current.json --junit check.xml
   kernelviz ab ../base . -- bench/step.py
   kernelviz run train.py --epochs 1 --bench
@@ -79,7 +82,7 @@ RUN_OPTIONS = {"-o", "--out", "--json"}
 def _parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="kernelviz", description=DESCRIPTION, epilog=TOP_HELP, formatter_class=raw)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,check,ab,run,demo}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{show,diff,whatif,check,ab,run,demo}")
     show = sub.add_parser("show", help="summarise a capture (output code, folder, log or .json); write its report",
                           description="Print a summary of a capture; optionally write its HTML report and JSON.\n"
                           "A diff's .json (kernelviz diff --json) is shown as a diff.", epilog=SHOW_HELP,
@@ -97,6 +100,18 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("-o", "--out", metavar="DIFF.html", help="write the self-contained HTML report here")
     diff.add_argument("--json", metavar="DIFF.json", help="write the diff (both captures inside) as JSON here")
     diff.add_argument("--labels", nargs=2, metavar=("A_LABEL", "B_LABEL"), help="names of the two sides in the report")
+    whatif = sub.add_parser("whatif", help="measure what each candidate change would save on a capture's graphs",
+                            description="Compile the capture's graphs again under each candidate change (CUDA "
+                            "graphs, cpp_wrapper, TF32, max-autotune, ...)\nin the timing process, time them beside "
+                            "the captured code, compare their outputs, and print the\nchanges best first with the "
+                            "patch to apply.", formatter_class=raw)
+    whatif.add_argument("path", help="the capture (anything `kernelviz show` reads; its graphs need their FX graphs)")
+    whatif.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
+                        help="start no new change after this long (default: 60)")
+    whatif.add_argument("--only", nargs="+", metavar="KIND", choices=get_args(WhatIfKind),
+                        help="these kinds of change only: " + ", ".join(get_args(WhatIfKind)))
+    whatif.add_argument("-o", "--out", metavar="REPORT.html", help="write the self-contained HTML report here")
+    whatif.add_argument("--json", metavar="CAPTURE.json", help="write the capture, its what-ifs in it, as JSON here")
     check_cli.register(sub)
     ab_cli.register(sub)
     run = sub.add_parser("run", help="run a Python script under a capture and write its report",
@@ -159,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             return _diff(args)
         if args.command == "show":
             return _show(args)
+        if args.command == "whatif":
+            return _whatif(args)
         if args.command == "check":
             return check_cli.run(args)
         if args.command == "ab":
@@ -223,6 +240,20 @@ def _show(args) -> int:
     say(diff_summary(obj) if isinstance(obj, Diff) else ranks_summary(obj) if isinstance(obj, Ranks)
         else summary(obj), "stdout")
     return _written(obj, outputs, start)
+
+
+def _whatif(args) -> int:
+    from .model import Capture, CaptureError
+    from .views.whatif_text import text_lines
+
+    start = Path.cwd()
+    outputs = plan({"-o": args.out, "--json": args.json}, [args.path], start)
+    capture = read(args.path)
+    if not isinstance(capture, Capture):
+        raise CaptureError(f"{args.path}: not a capture; kernelviz whatif measures changes on one capture")
+    capture.whatif(budget_s=args.budget, candidates=args.only)
+    say("\n".join(text_lines(capture)), "stdout")
+    return _written(capture, outputs, start)
 
 
 def _diff(args) -> int:

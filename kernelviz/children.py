@@ -125,7 +125,7 @@ class Worker:
         try:
             self.proc.stdin.write(f"{kind}\t{path}\t{self.folder.name}\n")
             self.proc.stdin.close()
-        except OSError:  # it died before its job came: _follow reads how
+        except OSError:  # it died before its job came: follow reads how
             pass
         return Path(self.folder.name)
 

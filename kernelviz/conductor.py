@@ -90,6 +90,24 @@ def timed(capture: Capture, session: Session | None, *, isolated: bool = True, p
     return capture
 
 
+def measured(capture: Capture, session: Session | None, *, budget_s: float = 60.0, progress: Any = True,
+             candidates: list[Any] | None = None) -> list[Any]:
+    """``cap.whatif()``: the candidate changes measured in the timing process (:mod:`kernelviz.whatif`), kept in
+    ``capture.whatifs``. ``session``: the capture's live side, where it was made in this process."""
+    from . import arguments
+    from .whatif import measure
+
+    budget_s = arguments.seconds("whatif", "budget_s", budget_s)
+    progress = arguments.progress("whatif", progress)
+    if candidates is not None and not isinstance(candidates, (list, tuple)):
+        raise TypeError(f"whatif() takes candidates as a list of kinds, not {arguments.what_it_is(candidates)}")
+    capture.wait_repros()
+    with _stages_paused(session):
+        capture.whatifs = measure(capture, session.runs if session is not None else (), budget_s=budget_s,
+                                  progress=progress, candidates=list(candidates) if candidates is not None else None)
+    return capture.whatifs
+
+
 def _repros(session: Session | None, recorded: list[Any]) -> None:
     """Step 5: the recorded graphs' expected outputs computed in the background, once the stages are read (a loaded
     capture, which has no session, waits for them here)."""
@@ -166,6 +184,13 @@ class LiveCapture(Capture):
         timed(self, self._session, isolated=isolated, progress=progress, peaks=peaks, limit_s=limit_s,
               repros=repros)
         return self
+
+
+    def whatif(self, *, budget_s: float = 60.0, progress: Any = True,
+               candidates: list[Any] | None = None) -> list[Any]:
+        """Measure what each candidate change would save, on the tensors the graphs ran with where they are still
+        held (see :meth:`Capture.whatif`)."""
+        return measured(self, self._session, budget_s=budget_s, progress=progress, candidates=candidates)
 
 
 def _plain_capture() -> Capture:

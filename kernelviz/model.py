@@ -690,6 +690,10 @@ class Graph(Record):
     in_step_ms: float | None = None
     as_run: AsRun | None = None  # advice: call() without instruments, once timed
     package: Package | None = None  # AOTInductor: the .pt2 package it was read from
+    # whatif: the FX graph Inductor was given (after AOTAutograd), as a runnable module's code
+    # (:mod:`kernelviz.recorder.fxgraph`), and its inputs that are the module's parameters and buffers
+    fx: str | None = None
+    fx_static: list[int] = field(default_factory=list)
 
     def kernel(self, name: str) -> Kernel:
         for k in self.kernels:
@@ -850,6 +854,16 @@ class Capture(Document):
         from .counters import measure
 
         return measure(self, top=top, launches=launches, progress=progress)
+
+    def whatif(self, *, budget_s: float = 60.0, progress: Any = True,
+               candidates: list[Any] | None = None) -> list[WhatIf]:
+        """Measure what each candidate change would save: the captured graphs compiled again under it and timed in
+        the timing process beside them, outputs compared (see :mod:`kernelviz.whatif`); ``candidates``: kinds
+        (``WhatIfKind``) or ``kernelviz.whatif.Candidate`` objects, default every kind that applies; stops starting
+        new ones once ``budget_s`` is spent. Kept in ``whatifs``, the best first."""
+        from .conductor import measured
+
+        return measured(self, None, budget_s=budget_s, progress=progress, candidates=candidates)
 
     def advice(self) -> list[Advice]:
         """The findings of every rule over this capture, the most time at stake first (kept in ``findings``,

@@ -11,7 +11,8 @@ their repros; each timed graph is written to ``OUT_DIR/<i>.json``. Every graph i
 runs, then the profiler starts and each gets its profiled runs: the profiler leaves every later launch of a process
 slower, so no figure of a graph as it runs is taken after it. KIND ``expect``: JOB holds the repro scripts' expected
 outputs to compute, answered on stdout (:mod:`kernelviz.repro.child`), at a lower priority with few threads (it runs
-beside the user's session). One job, then it ends.
+beside the user's session). KIND ``whatif``: JOB holds candidate changes to compile and time beside the captured graphs
+(:mod:`kernelviz.whatif.child`), each written to ``OUT_DIR/<k>.json``. One job, then it ends.
 Every step is reported on stdout, one line each, before it runs (``phase start``: CUDA's start, ``graph i``,
 ``phase load`` or ``phase compile`` before each statement of its code, ``phase run``, ``enter <launch>``,
 ``phase as run``, ``phase profiler``, then again ``graph i``, ``phase in-graph``, ``phase isolated``,
@@ -132,6 +133,10 @@ def main(idle_s: float | None = None) -> int:
 
         _background()
         return expected(job_path)
+    if kind == "whatif":
+        from .whatif.child import main as whatif
+
+        return whatif(job_path, out_dir, emit)
     job = json.loads(Path(job_path).read_text())
     capture = Capture.from_dict(job["capture"])
     cuda = any(graph.device == "cuda" for graph in capture.graphs)

@@ -161,7 +161,7 @@ def _run_worker(worker: Worker, pending: list[Job], peaks: DevicePeaks | None, l
     try:
         worker.give(_job_json(pending, peaks, handoffs))
         try:
-            outcome = _follow(worker.proc, len(pending), limit_s, progress)
+            outcome = follow(worker.proc, len(pending), limit_s, progress)
         finally:
             if worker.proc.poll() is None:
                 worker.proc.kill()
@@ -188,7 +188,7 @@ def _job_json(pending: list[Job], peaks: DevicePeaks | None, handoffs: list[Hand
                        "handed": [str(h.path) if h is not None else None for h in handoffs]})
 
 
-def _follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any) -> _Outcome:
+def follow(proc: subprocess.Popen, graphs: int, limit_s: float, progress: Any) -> _Outcome:
     """Read the worker's steps until it has done its ``graphs`` (it is then stopped, not waited on to end) or
     ends, or kill it when a step outlasts its limit."""
     lines: queue.Queue[str | None] = queue.Queue()

@@ -9,7 +9,7 @@ class Progress:
     """Progress of a timing over ``total`` graphs: to ``report(done, total, label)`` (the panel's progress
     bar), or a text bar on stderr (never a notebook widget, which a saved notebook would keep), or none."""
 
-    def __init__(self, progress: Any, total: int):
+    def __init__(self, progress: Any, total: int, what: str = "timing graphs", unit: str = "graph"):
         self.report, self.total, self.finished, self.bar = None, total, 0, None
         if callable(progress):
             self.report = progress
@@ -17,7 +17,7 @@ class Progress:
             try:
                 from tqdm.std import tqdm
 
-                self.bar = tqdm(total=total, desc="kernelviz: timing graphs", unit="graph", leave=False)
+                self.bar = tqdm(total=total, desc=f"kernelviz: {what}", unit=unit, leave=False)
             except ImportError:
                 pass
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..model import FusionDecision, Tuning
 from ..patches import Patches
-from . import autotune, cudagraphs, dynamo, fusion, routing, store, traces
+from . import autotune, cudagraphs, dynamo, fusion, fxgraph, routing, store, traces
 from .store import KernelRecord
 
 
@@ -47,6 +47,7 @@ _compile_s: OrderedDict[str, float] = OrderedDict()  # code_key -> seconds from 
 _fusions: OrderedDict[str, list[FusionDecision]] = OrderedDict()  # code_key -> Inductor's fusion decisions
 _tunings: OrderedDict[str, list[Tuning]] = OrderedDict()  # code_key -> what was autotuned while lowering it
 _aot_names: OrderedDict[str, str] = OrderedDict()  # code_key -> AOTAutograd's graph name ("0_forward")
+_fx_graphs: OrderedDict[str, store.FxGraph] = OrderedDict()  # code_key -> the FX graph Inductor was given
 _aot_lowered: list[tuple[float, list[KernelRecord]]] = []  # AOT lowerings' start and records, until packaged
 
 
@@ -84,6 +85,26 @@ def aot_name(key: str) -> str | None:
     compiled (in this process, or where the store kept it): a C++ wrapper's code does not carry the ``# AOT ID``
     line the Python wrapper's does, and a cache hit does not name its graph."""
     return _remembered(_aot_names, key, store.load_graph_name)
+
+
+def fx_graph(key: str) -> store.FxGraph | None:
+    """The FX graph Inductor was given for the module with this code key, as code (:mod:`.fxgraph`; "" where it could
+    not be written): from a compile or an FX-graph-cache lookup in this process, else from the store; None where it
+    was never seen."""
+    return _remembered(_fx_graphs, key, store.load_fx)
+
+
+def _on_fx(compiled: Any, text: str | None, static: Any) -> None:
+    """Keep the FX graph a compile (or an FX-graph-cache lookup) was given, by the code key of what it gave."""
+    key = _key_of(compiled)
+    if key is None:
+        return
+    graph = store.FxGraph(text or "", sorted(int(i) for i in static or ()))  # "": it could not be written
+    _remember(_fx_graphs, key, graph)
+    try:
+        store.save_fx(key, graph)
+    except OSError:  # kept in this process: a later process loading it from Inductor's cache recompiles for a what-if
+        pass
 
 
 def _tracing_name() -> str | None:
@@ -257,8 +278,12 @@ def _on_called(recorders: list[routing.Recorder], key: str, ms: float) -> None:
 
 
 def _has_metadata(entry: Any) -> bool:
+    """Whether kernelviz kept what it reads of the entry's compile: its kernels' records and its FX graph."""
     code = getattr(entry, "source_code", None)
-    return not isinstance(code, str) or kernel_records(code_key(code)) is not None
+    if not isinstance(code, str):
+        return True
+    key = code_key(code)
+    return kernel_records(key) is not None and fx_graph(key) is not None
 
 
 def _has_lines(entry: Any) -> bool:
@@ -398,6 +423,17 @@ def _install_kept() -> Patches:
         return wrapper
 
     patches.wrap("torch._inductor.output_code", "CompiledFxGraph", "__init__", init_compiled)
+
+    def compile_fx_inner(original):  # the graph as given: Inductor's post-grad passes change it in place
+        def wrapper(gm, example_inputs, *args, **kwargs):
+            text = routing.safely(fxgraph.written, gm)
+            compiled = original(gm, example_inputs, *args, **kwargs)
+            routing.safely(_on_fx, compiled, text, kwargs.get("static_input_idxs"))
+            return compiled
+
+        return wrapper
+
+    patches.wrap("torch._inductor.compile_fx", "", "_compile_fx_inner", compile_fx_inner)
     fusion.install(patches)
     autotune.install(patches)
     cudagraphs.install(patches)

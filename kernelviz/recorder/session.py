@@ -191,6 +191,8 @@ class Recorder:
             graph.cudagraph_replays = sum(1 for e, k in self.cudagraphs if k == key and e is None)
             graph.calls, graph.thread, graph.caller = run.calls, run.thread, run.caller
             graph.in_step_ms = run.in_step_ms()
+            if (fx := inductor.fx_graph(key)) is not None:
+                graph.fx, graph.fx_static = fx.code or None, fx.static
             apply_snapshot(graph, run.specs)
             runs.append((graph, run))
             capture.graphs.append(graph)

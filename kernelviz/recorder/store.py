@@ -40,6 +40,15 @@ class KernelRecord:
     source: str = ""  # a Triton kernel's source under cpp_wrapper, where the module holds only its compiled binary
 
 
+@dataclass
+class FxGraph:
+    """The FX graph Inductor was given for one module, as code (:mod:`.fxgraph`), and its static inputs (the
+    module's parameters and buffers)."""
+
+    code: str  # "" where it could not be written
+    static: list[int] = field(default_factory=list)
+
+
 def folder() -> str:
     from torch._inductor.runtime.cache_dir_utils import cache_dir
 
@@ -119,3 +128,24 @@ def load_fusions(key: str) -> list[FusionDecision] | None:
 def load_tunings(key: str) -> list[Tuning] | None:
     """What was stored as autotuned while lowering one module, or None where nothing was stored."""
     return _load_list(key, "tunings", Tuning)
+
+
+def _fx_path(key: str) -> str:
+    return os.path.join(folder(), key[:2], key + ".fx.json")
+
+
+def save_fx(key: str, graph: FxGraph) -> None:
+    """Write the FX graph of one module (atomically)."""
+    path = Path(_fx_path(key))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, dumps(dataclasses.asdict(graph)))
+
+
+def load_fx(key: str) -> FxGraph | None:
+    """The stored FX graph of one module, or None where none was stored (or it does not read)."""
+    try:
+        with open(_fx_path(key), encoding="utf-8") as f:
+            data = json.load(f)
+        return FxGraph(str(data["code"]), [int(i) for i in data["static"]])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
