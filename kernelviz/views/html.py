@@ -9,6 +9,7 @@ through ``escape`` (pygments escapes the highlighted source), so a saved page ne
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from html import escape
 from pathlib import Path
@@ -36,9 +37,10 @@ _CSS_FILE = Path(__file__).with_name("report.css")
 
 @lru_cache(maxsize=2)
 def _css(highlight: bool = True) -> str:
-    """The report's styles; with ``highlight`` pygments' too (5.6 KB: a report without sources needs none)."""
+    """The report's styles, comments and runs of white space left out; with ``highlight`` pygments' too (5.6 KB: a
+    report without sources needs none)."""
     pygments = HtmlFormatter(style="default").get_style_defs(".kv-report .highlight") if highlight else ""
-    return _CSS_FILE.read_text() + pygments
+    return re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/", "", _CSS_FILE.read_text() + pygments, flags=re.S)).strip()
 
 
 def _num(value: float | None, digits: int, unit: str = "") -> str:
