@@ -60,7 +60,7 @@ def test_cpu_candidates_recompiled_timed_and_checked(cap, monkeypatch):
     broken = by_change[planted.change]
     assert broken.verdict == "differs" and broken.max_rel_diff == pytest.approx(0.01, rel=1e-3)
     cuda = next(w for w in found if w.kind == "cudagraphs")
-    assert cuda.reason == "0_inference: CUDA graphs run on a GPU" and cuda.after_ms is None
+    assert cuda.reason == f"{cap.graphs[0].id}: CUDA graphs run on a GPU" and cuda.after_ms is None
     measured = [w for w in found if w.after_ms is not None]
     assert measured.index(broken) == len(measured) - 1  # below every change that keeps the outputs
     shown = {row.change: row for row in rows(cap)}

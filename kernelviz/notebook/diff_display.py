@@ -18,15 +18,15 @@ from ..views.rules import launch_names
 
 
 def payload(diff: Diff) -> dict[str, Any]:
-    """The diff's JSON without the graphs' whole output code and the kernels' compiled stages, each measure with its
-    texts as the text view writes them (``shown``: both sides, the change and whether it is a win), plus a ``view``
-    annex: for each group that changed, both sides' source, their pygments tokens and the rows of their unified diff;
-    the forms of each side's launch names, per graph (``rules.launch_names``); and the confidence of each graph's,
-    group's and launch's match as text."""
+    """The diff's JSON without the graphs' whole output code, their FX graphs and the kernels' compiled stages, each
+    measure with its texts as the text view writes them (``shown``: both sides, the change and whether it is a win),
+    plus a ``view`` annex: for each group that changed, both sides' source, their pygments tokens and the rows of
+    their unified diff; the forms of each side's launch names, per graph (``rules.launch_names``); and the
+    confidence of each graph's, group's and launch's match as text."""
     data = diff.to_dict()
     for side in ("a", "b"):
         for graph in data[side]["graphs"]:
-            graph["code"] = ""
+            graph["code"], graph["fx"] = "", None
             for kernel in graph["kernels"]:  # a diff shows no compiled stages: each capture's own output keeps them
                 if kernel.get("ir"):
                     kernel["ir"]["stages"] = []
