@@ -103,3 +103,14 @@ def test_the_html_report_of_a_gpu_step_counts_its_styles_and_stage_lines_within_
     assert len(page.encode()) <= 2 * _code(cap)
     assert page.count('<details class="kv-stages">') + page.count(". Compiled stages (") == len(cap.kernels)
     assert page.count('<details class="kv-kernel">') == len(cap.kernels) and '<span class="' in page
+
+
+def test_the_html_report_of_a_step_of_many_launches_and_little_code_stays_within_twice_its_output_code():
+    """Launch rows and call()'s steps grow with the launches, not with the code: where they alone would pass 2x (a
+    deep MLP's step reused its 5 kernels over 240 launches: 2.41x), the graphs with the most give up their steps'
+    table for a line, then their launch rows beyond those with the most time; every kernel keeps its section."""
+    cap = kernelviz.load(Path(__file__).parent / "fixtures" / "deep" / "cpu_deep_mlp_step.kvz")
+    page = cap.to_html()
+    assert len(page.encode()) <= 2 * _code(cap) and len(cap.launches) == 240
+    assert page.count('<details class="kv-kernel">') == len(cap.kernels)
+    assert page.count("Wrapper call(): ") == len(cap.graphs) and "each step: in the panel" in page

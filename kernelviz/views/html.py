@@ -10,6 +10,7 @@ through ``escape`` (pygments escapes the highlighted source), so a saved page ne
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from pathlib import Path
@@ -123,23 +124,27 @@ def _classed(cell: str, key: str) -> str:
     return f'{tag} class="kv-c-{key}"{cell[3:]}'
 
 
-def launch_table(graph: Graph, peaks: DevicePeaks | None = None, top: int | None = None) -> str:
+def launch_table(graph: Graph, peaks: DevicePeaks | None = None, top: int | None = None,
+                 links: bool | None = None) -> str:
     """The launch table with the panel's columns but those no launch shown has a figure in, and the gap as its last
     row; with ``top``, only the ``top`` launches with the most in-graph time (the first where untimed), in call
-    order, and a row that counts the others (no links: a summary has no kernel sections)."""
+    order, and a row that counts the others. ``links`` to the kernels' sections (None: where every launch is
+    shown; a summary has no kernel sections)."""
     known = peaks_known(peaks)
     level = column_level([(launch.name, launch.original_aten, launch.kernel_name is not None)
                           for launch in graph.launches], _NAME_CHARS)
     shown = graph.launches if top is None else sorted(sorted(
         graph.launches, key=lambda launch: -(launch.timing.in_graph_ms or 0) if launch.timing else 0)[:top],
         key=lambda launch: launch.index)
-    cells = [_cells(graph, launch, known, level, links=top is None) for launch in shown]
+    links = top is None if links is None else links
+    cells = [_cells(graph, launch, known, level, links=links) for launch in shown]
     keys = [key for key, _ in _COLUMNS if key in _ALWAYS or any(row[key][1] for row in cells)]
     head = "".join(_classed(f"<th>{label}</th>", key) for key, label in _COLUMNS if key in keys)
     rows = "".join("<tr>" + "".join(_classed(row[key][0], key) for key in keys) + "</tr>" for row in cells)
     if len(shown) < len(graph.launches):
+        where = _LEFT_OUT if links else "the panel and the full report show every one"
         rows += (f'<tr><td></td><td colspan="{len(keys) - 1}">{len(graph.launches) - len(shown)} more launches '
-                 "(the panel and the full report show every one)</td></tr>")
+                 f"({where})</td></tr>")
     if graph.gap_ms is not None:
         share = graph.gap_ms / graph.gpu_busy_ms if positive(graph.gpu_busy_ms) and valid(graph.gap_ms) else None
         gap = {"name": "<td>gap (between launches)</td>", "ms": _cell(_num(graph.gap_ms, 4), "kv-num"),
@@ -149,9 +154,14 @@ def launch_table(graph: Graph, peaks: DevicePeaks | None = None, top: int | None
             "</table></div>")
 
 
-def wrapper_view(graph: Graph) -> str:
-    """call()'s steps in order (launches, allocations, reuses, frees) with the bytes live after each."""
+def wrapper_view(graph: Graph, steps: bool = True) -> str:
+    """call()'s steps in order (launches, allocations, reuses, frees) with the bytes live after each; without
+    ``steps``, the line that stands for them."""
     memory = timeline(graph)
+    unknown = f" (+ {plural(len(memory.unknown), 'buffer')} of unknown size)" if memory.unknown else ""
+    if not steps:
+        return (f'<p class="kv-hint">Wrapper call(): {plural(len(graph.launches) + len(graph.memory), "step")}, peak '
+                f"memory of the buffers it allocates {units.size(memory.peak)}{unknown}; each step: {_LEFT_OUT}</p>")
     live = dict(memory.steps)
     steps = sorted([(launch.step, launch.line, "launch", launch.name,
                      f"reads {', '.join(launch.reads) or '-'} → writes {', '.join(launch.writes) or '-'}")
@@ -165,7 +175,6 @@ def wrapper_view(graph: Graph) -> str:
         peak = ' class="kv-peak"' if step == memory.peak_step else ""
         rows.append(f"<tr{peak}><td>{line}</td><td>{escape(what)}</td><td><code>{escape(name)}</code></td>"
                     f"<td>{escape(detail)}</td><td>{units.size(current)}</td></tr>")
-    unknown = f" (+ {plural(len(memory.unknown), 'buffer')} of unknown size)" if memory.unknown else ""
     return (f"<details><summary>Wrapper call(): {plural(len(steps), 'step')}, peak memory of the buffers it allocates "
             f"{units.size(memory.peak)}{unknown}</summary><table class=\"kv-small\"><tr><th>line</th><th>step</th>"
             f"<th>name</th><th>detail</th><th>live</th></tr>{''.join(rows)}</table></details>")
@@ -241,8 +250,8 @@ def _stages_elsewhere(kernel: Kernel) -> str:
             f"{_ELSEWHERE}</p>")
 
 
-_ELSEWHERE = ("in the panel and in the capture's file (<code>cap.save()</code>); this report keeps those of the "
-              "kernels with the most time that fit in twice the output code")
+_LEFT_OUT = "in the panel and in the capture's file (<code>cap.save()</code>)"
+_ELSEWHERE = f"{_LEFT_OUT}; this report keeps those of the kernels with the most time that fit in twice the output code"
 
 
 def _highlighted(kernel: Kernel) -> str:
@@ -316,10 +325,11 @@ def why_section(graph: Graph) -> str:
 
 
 def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: str, *,
-                  top: int | None = None) -> str:
+                  top: int | None = None, fit: Fit | None = None) -> str:
     """One graph: its charts, launch table, counters, wrapper's steps and ``kernels`` (:func:`kernel_sections`;
     ``found``: see ``html_list``); with ``top`` (a summary) no charts or wrapper's steps, and the ``top``
-    launches with the most time."""
+    launches with the most time; ``fit``: what the full report cuts of it to fit (:func:`fitted`)."""
+    fit = fit or Fit()
     memory = timeline(graph)
     warnings = "".join(f"<li>{escape(w)}</li>" for w in graph.warnings)
     charts = roofline_svg(graph, capture.peaks) + timeline_svg(graph) if top is None else ""
@@ -330,8 +340,40 @@ def graph_section(capture: Capture, graph: Graph, found: list[Advice], kernels: 
             + (f'<p class="kv-hint">{escape(dynamic)}</p>' if (dynamic := dynamic_sizes(graph)) else "")
             + html_list(capture, found, graph) + why_section(graph)
             + (f'<div class="kv-charts">{charts}</div>' if charts else "")
-            + launch_table(graph, capture.peaks, top) + counters_section(graph)
-            + (wrapper_view(graph) + package_view(graph) if top is None else "") + kernels)
+            + launch_table(graph, capture.peaks, top if top is not None else fit.rows, links=top is None)
+            + counters_section(graph)
+            + (wrapper_view(graph, fit.steps) + package_view(graph) if top is None else "") + kernels)
+
+
+@dataclass
+class Fit:
+    """What the full report cuts of a graph's section so that the report fits: ``steps`` False: call()'s steps
+    stand as one line; ``rows``: the launches with the most time only (None: every one)."""
+
+    steps: bool = True
+    rows: int | None = None
+
+
+def fitted(capture: Capture, found: list[Advice], room: int) -> tuple[list[str], int]:
+    """Each graph's section of the full report (without its kernels) and the room left in ``room`` bytes: where they
+    take more, the graphs with the most launches and steps first give up their call() steps' table for a line, then
+    their launch rows beyond the ``TOP_LAUNCHES`` with the most time."""
+    fits = [Fit() for _ in capture.graphs]
+    sections = [graph_section(capture, g, found, "") for g in capture.graphs]
+    heaviest = sorted(range(len(sections)), key=lambda i: -_size(sections[i]))
+    for cut in ("steps", "rows"):
+        for i in heaviest:
+            if sum(map(_size, sections)) <= room:
+                break
+            graph = capture.graphs[i]
+            if cut == "steps":
+                fits[i].steps = False
+            elif len(graph.launches) > TOP_LAUNCHES:
+                fits[i].rows = TOP_LAUNCHES
+            else:
+                continue
+            sections[i] = graph_section(capture, graph, found, "", fit=fits[i])
+    return sections, room - sum(map(_size, sections))
 
 
 def whatif_section(capture: Capture) -> str:
@@ -376,15 +418,30 @@ REPORT_SIZE = 2.0
 HIGHLIGHT_SHARE = 4 / 7
 
 
-def kernel_sections(capture: Capture, room: int) -> list[str]:
-    """Each graph's kernel sections: each kernel's source, highlighted for the kernels with the most time, and
-    compiled stages for those with the most time, in ``room`` bytes beyond the plain sections where they fit (each
-    measured as it is written: escaped, a long stage cut)."""
+@dataclass
+class PlainKernels:
+    """Each kernel's section as the full report writes it at least, by (graph position, kernel name): its source
+    plain, the line standing for its stages; ``bytes``: those sections' whole size."""
+
+    source: dict[tuple[int, str], str]
+    elsewhere: dict[tuple[int, str], str]
+    bytes: int
+
+
+def plain_kernels(capture: Capture) -> PlainKernels:
     keys = [(g, graph, k) for g, graph in enumerate(capture.graphs) for k in graph.kernels]
     plain = {(g, k.name): f'<div class="highlight"><pre>{escape(k.source)}</pre></div>' for g, _, k in keys}
     elsewhere = {(g, k.name): _stages_elsewhere(k) for g, _, k in keys}
-    room -= sum(_size(kernel_section(graph, k)) + _size(plain[g, k.name]) + _size(elsewhere[g, k.name])
-                for g, graph, k in keys)
+    size = sum(_size(kernel_section(graph, k)) + _size(plain[g, k.name]) + _size(elsewhere[g, k.name])
+               for g, graph, k in keys)
+    return PlainKernels(plain, elsewhere, size)
+
+
+def kernel_sections(capture: Capture, room: int, plain_parts: PlainKernels) -> list[str]:
+    """Each graph's kernel sections: each kernel's source, highlighted for the kernels with the most time, and
+    compiled stages for those with the most time, in ``room`` bytes beyond the plain sections (``plain_parts``)
+    where they fit (each measured as it is written: escaped, a long stage cut)."""
+    plain, elsewhere = plain_parts.source, plain_parts.elsewhere
     room = max(room, 0)
     marked, staged_html, extra = {}, {}, {}  # extra: the bytes a kernel's markup adds to its plain source
 
@@ -429,12 +486,13 @@ def body(capture: Capture, *, summary: bool = False, around: int = 0) -> str:
     found = findings(capture)
     top = TOP_LAUNCHES if summary else None
     head = header(capture, found) + (f'<p class="kv-hint">{_SUMMARY}</p>' if summary else "")
-    graphs = [graph_section(capture, g, found, "", top=top) for g in capture.graphs]
-    if not summary:
-        room = (REPORT_SIZE * sum(_size(graph.code) for graph in capture.graphs) - around - _size(head)
-                - sum(map(_size, graphs)))
-        graphs = [section + kernels for section, kernels in zip(graphs, kernel_sections(capture, int(room)))]
-    return head + "".join(graphs)
+    if summary:
+        return head + "".join(graph_section(capture, g, found, "", top=top) for g in capture.graphs)
+    plain = plain_kernels(capture)
+    room = int(REPORT_SIZE * sum(_size(graph.code) for graph in capture.graphs)) - around - _size(head)
+    graphs, room = fitted(capture, found, room - plain.bytes)
+    return head + "".join(section + kernels for section, kernels in zip(graphs, kernel_sections(capture, room,
+                                                                                                plain)))
 
 
 def page(capture: Capture) -> str:
