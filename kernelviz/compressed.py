@@ -12,7 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 import lzma
+import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +109,23 @@ def compress(data: dict[str, Any], *, filters: list[dict[str, Any]] = FILTERS,
     return xz(dumps(data).encode() + b"\n", filters) + (xz(bytes(tail.data), values) if tail.data else b"")
 
 
+# Data past this many bytes is compressed in parts of this size, at once on the machine's cores (lzma lets other
+# threads run): xz streams one after the other, which every xz reader reads as one (a part's dictionary does not
+# reach into the part before, which costs a few % of the size of a capture whose stages take tens of MB)
+PART_BYTES = 8 << 20
+
+
 def xz(data: bytes, filters: list[dict[str, Any]] = FILTERS) -> bytes:
-    """``data`` as one xz stream with a CRC32 check (which every xz reader knows; the panel's reads no CRC64)."""
+    """``data`` as xz with a CRC32 check (which every xz reader knows; the panel's reads no CRC64): one stream, or
+    one a part where it is longer than ``PART_BYTES`` (the same bytes wherever it is compressed)."""
+    parts = [data[at : at + PART_BYTES] for at in range(0, len(data), PART_BYTES)] or [data]
+    if len(parts) == 1:
+        return _stream(data, filters)
+    with ThreadPoolExecutor(min(len(parts), os.cpu_count() or 1)) as pool:
+        return b"".join(pool.map(lambda part: _stream(part, filters), parts))
+
+
+def _stream(data: bytes, filters: list[dict[str, Any]]) -> bytes:
     return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, filters=filters)
 
 

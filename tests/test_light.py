@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import kernelviz
+from kernelviz import compressed
 from kernelviz.compressed import VALUES, Tail, base64_values, xz
 from kernelviz.notebook.display import static_bundle
 from kernelviz.views.payload import capture_from_bundle
@@ -114,3 +115,16 @@ def test_the_html_report_of_a_step_of_many_launches_and_little_code_stays_within
     assert len(page.encode()) <= 2 * _code(cap) and len(cap.launches) == 240
     assert page.count('<details class="kv-kernel">') == len(cap.kernels)
     assert page.count("Wrapper call(): ") == len(cap.graphs) and "each step: in the panel" in page
+
+
+def test_a_capture_compressed_in_parts_reads_back_whole_from_its_file_and_its_notebook_output(tmp_path, monkeypatch):
+    """Past ``PART_BYTES`` the JSON and the recorded values are compressed in parts at once, one xz stream each: the
+    file and the notebook output read back to the same capture."""
+    cap = kernelviz.load(Path(__file__).parent / "fixtures" / "deep" / "h200_transformer_step.kvz")
+    whole = cap.save(tmp_path / "whole").read_bytes()
+    monkeypatch.setattr(compressed, "PART_BYTES", 64 << 10)
+    parts = cap.save(tmp_path / "parts").read_bytes()
+    assert parts.count(compressed.MAGIC) > whole.count(compressed.MAGIC) + 2
+    assert kernelviz.load(tmp_path / "parts.kvz") == cap
+    bundle = json.loads(json.dumps(static_bundle(cap)))
+    assert capture_from_bundle(bundle[kernelviz.MIME_TYPE]).to_json() == cap.to_json()
