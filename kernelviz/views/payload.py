@@ -104,8 +104,9 @@ def payload(capture: Capture, *, per_kernel: bool = True) -> dict[str, Any]:
     taken as it is, its stages and repros perhaps still coming (the widget is refreshed once they are in); with
     it, once they are in."""
     data = json_data(capture if not per_kernel else capture.wait_stages().wait_repros())
-    for graph in data["graphs"]:  # the FX graph a what-if compiles again: nothing the panel shows
-        graph["fx"] = None
+    if not per_kernel:  # the FX graph a what-if compiles again: nothing the live panel shows (the saved part keeps it)
+        for graph in data["graphs"]:
+            graph["fx"] = None
     data["view"] = view_annex(capture, per_kernel=per_kernel)
     found = findings(capture)
     if not capture.findings:  # a capture saved before findings were kept: its findings, worked out now
