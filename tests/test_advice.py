@@ -41,6 +41,7 @@ def captured(cache):
     before = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache)
     try:
+        torch._dynamo.reset()  # compiled here through Inductor into this cache, whatever this process compiled before
         torch.manual_seed(0)
         with kernelviz.capture() as cap:
             torch.compile(zoo.refused_fusion)(torch.randn(64, 64), torch.randn(64, 64))
