@@ -73,11 +73,7 @@ def build(name: str, kind: str | None):
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         compiled = torch.compile(model, mode=mode)
 
-        def step():
-            loss = torch.nn.functional.cross_entropy(compiled(x), target)
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
+        step = _train_step(compiled, x, target, opt)
     elif name == "gpt2":
         from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -96,12 +92,20 @@ def build(name: str, kind: str | None):
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         compiled = torch.compile(model, mode=mode)
 
-        def step():
-            loss = torch.nn.functional.cross_entropy(compiled(x), target)
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
+        step = _train_step(compiled, x, target, opt)
     return step, device
+
+
+def _train_step(compiled, x, target, opt):
+    """One SGD step of ``compiled`` on ``x`` against ``target``."""
+    import torch
+
+    def step():
+        loss = torch.nn.functional.cross_entropy(compiled(x), target)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    return step
 
 
 def time_steps(step, device: str, n: int) -> list[float]:

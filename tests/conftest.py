@@ -61,6 +61,20 @@ H100_PEAKS = {"device": "NVIDIA H100 80GB HBM3", "dram_gb_per_s": 3350.0,
               "source": "datasheet: NVIDIA H100 SXM5 80GB"}
 
 
+def timed_train_step():
+    """A real H100 training step's code (``cuda-h100-torch2.11/train_step_1.py``) with drawn timings and its first
+    graph as it runs (launch-bound: 2.27 ms plain, 1.30 ms replayed)."""
+    import kernelviz
+    from kernelviz.model import AsRun
+
+    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "train_step_1.py")
+    fill_timings(cap)
+    graph = cap.graphs[0]
+    kernels_ms = sum(launch.timing.in_graph_ms for launch in graph.launches)
+    graph.as_run = AsRun("gpu", 2.27, 20, 0.02, launch_cpu_ms=2.2, kernels_ms=kernels_ms, replay_ms=1.30)
+    return cap
+
+
 def fill_timings(capture, *, peaks: bool = True):
     """Plausible timing numbers in the fields the timing fills, on a capture of real output code: a test
     of drawing, not of timing. Extern calls get FLOPs (compute-bound); one launch is cache-resident."""

@@ -7,10 +7,9 @@ import json
 import os
 from pathlib import Path
 
-import kernelviz
 from browser import chromium_page, needs_browser, panel_site, serve
-from conftest import FIXTURES, fill_timings
-from kernelviz.model import AsRun, DynamoEvent, FusionDecision
+from conftest import timed_train_step
+from kernelviz.model import DynamoEvent, FusionDecision
 from kernelviz.views.groups import group_findings
 from kernelviz.views.payload import payload
 
@@ -25,11 +24,8 @@ body { background: #111; }"""
 
 def _capture():
     """A real H100 training step's code with drawn timings, its graph as it runs, a refused fusion and a break."""
-    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "train_step_1.py")
-    fill_timings(cap)
+    cap = timed_train_step()
     graph = cap.graphs[0]
-    kernels_ms = sum(launch.timing.in_graph_ms for launch in graph.launches)
-    graph.as_run = AsRun("gpu", 2.27, 20, 0.02, launch_cpu_ms=2.2, kernels_ms=kernels_ms, replay_ms=1.30)
     first, second = [launch.kernel_name for launch in graph.launches if launch.kernel_name][:2]
     graph.fusions = [FusionDecision(["mul", "sum_1"], ["div"], False, "intermediate nodes between node1 & node2",
                                     first, second, 1 << 20)]

@@ -2,19 +2,15 @@
 timings, its graph as it runs, its findings, and what-ifs of every outcome: two that save, one within the noise,
 one slower, one that is faster but changes the outputs, one that could not run: model data for the views' tests."""
 
-import kernelviz
-from conftest import FIXTURES, fill_timings
-from kernelviz.model import AsRun, WhatIf
+from conftest import timed_train_step
+from kernelviz.model import WhatIf
 
 FP32 = "atol 1e-05, rtol 1.3e-06 (float32)"
 
 
 def whatif_capture():
-    cap = kernelviz.load(FIXTURES / "cuda-h100-torch2.11" / "train_step_1.py")
-    fill_timings(cap)
+    cap = timed_train_step()
     graph = cap.graphs[0]
-    kernels_ms = sum(launch.timing.in_graph_ms for launch in graph.launches)
-    graph.as_run = AsRun("gpu", 2.27, 20, 0.02, launch_cpu_ms=2.2, kernels_ms=kernels_ms, replay_ms=1.30)
     cap.advice()
     sum_5, sum_1 = graph.launches[7].kernel_name, graph.launches[1].kernel_name  # two memory-bound findings' kernels
     common = {"graphs": [0], "step_ms": 6.0, "tolerance": FP32}
