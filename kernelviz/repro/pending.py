@@ -13,24 +13,23 @@ class Waitable(Protocol):
     def wait(self) -> None: ...
 
 
-# id of a record under way -> the record (its id stays its own while it is held here) and what computes it
-_UNDER_WAY: dict[int, tuple[ReproRecord, Waitable]] = {}
+# the records under way, each list with what computes it
+_UNDER_WAY: list[tuple[list[ReproRecord], Waitable]] = []
 
 
 def begin(records: list[ReproRecord], landing: Waitable) -> None:
-    """``records`` are computed by ``landing`` until :func:`end`."""
-    _UNDER_WAY.update({id(rec): (rec, landing) for rec in records})
+    """``records`` are computed by ``landing`` until :func:`end` (given the same list)."""
+    _UNDER_WAY.append((records, landing))
 
 
 def end(records: list[ReproRecord]) -> None:
-    for rec in records:
-        _UNDER_WAY.pop(id(rec), None)
+    _UNDER_WAY[:] = [held for held in _UNDER_WAY if held[0] is not records]
 
 
 def landed(rec: ReproRecord) -> ReproRecord:
     """``rec`` once its expected outputs are in it: after the landing that computes them, where one still does
     (``LiveCapture.wait_repros`` waits for a whole capture's)."""
-    held = _UNDER_WAY.get(id(rec))
-    if held is not None and held[0] is rec:
-        held[1].wait()
+    for records, landing in list(_UNDER_WAY):
+        if any(held is rec for held in records):
+            landing.wait()
     return rec
