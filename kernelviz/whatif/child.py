@@ -12,7 +12,6 @@ import copy
 import importlib
 import json
 import os
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from ..bench.errors import BenchError, one_line
 from ..bench.handoff import receive
 from ..bench.inputs import recreate
 from ..bench.measure import arg_maker, namespace
+from ..bench.timers import summarize
 from ..model import Capture, Graph
 from ..recorder import fxgraph
 from .numerics import Compared, compare
@@ -119,8 +119,9 @@ def _measure(candidate: dict, capture: Capture, job: dict, ready: dict, emit) ->
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot run says why, in one line
             return {"reason": f"not run: {one_line(exc)}"}
         for side, values in (("before", before), ("after", after)):
-            totals[f"{side}_ms"] += statistics.median(values)
-            totals[f"{side}_noise_ms"] += _half_iqr(values)
+            samples = summarize(values)  # noise: half the runs' spread (p75 - p25)
+            totals[f"{side}_ms"] += samples.median
+            totals[f"{side}_noise_ms"] += (samples.spread or 0.0) * samples.median / 2
     return {**totals, "max_abs_diff": compared.max_abs_diff, "max_rel_diff": compared.max_rel_diff,
             "tolerance": compared.tolerance, "verdict": "same" if compared.same else "differs"}
 
@@ -232,13 +233,6 @@ def _turns(before: Callable, make_before: Callable, after: Callable, make_after:
         spent = time.perf_counter() - started
         if spent > MAX_S or (len(times[0]) >= PAIRS and min(sum(t) for t in times) / 1e3 >= MIN_S):
             return times
-
-
-def _half_iqr(values: list[float]) -> float:
-    if len(values) < 4:
-        return 0.0
-    q1, _, q3 = statistics.quantiles(values, n=4)
-    return (q3 - q1) / 2
 
 
 def _kept(outputs: Any) -> Any:
