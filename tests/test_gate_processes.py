@@ -13,7 +13,8 @@ from kernelviz.__main__ import main
 from kernelviz.gate import check
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAINS = "4,6"  # the slowed kernel: 2 more sin · mul pairs of 4 (its time measured +40% or more here)
+CHAINS = "4,10"  # the slowed kernel: 6 more sin · mul pairs of 4 (more than twice its time: a test under a loaded
+# machine's noise; the 20% the issue asks for is benchmarks/bench_gate.py's count)
 
 
 def _capture(folder: Path, variant: str, k: int) -> Path:

@@ -5,6 +5,7 @@ that began to spill."""
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ FLOOR_MS = {"cpu": 0.005, "gpu": 0.002}  # ... and by this much at least (what t
 EXPLAINED = 2  # launches named as the explanation of a step's or a graph's growth ...
 EXPLAINS = 0.1  # ... each where it grew by this share of that growth at least
 ACCOUNTS = 0.25  # a plain call()'s growth fails where launches that grew account for this share of it
+MACHINE_LAUNCHES = 5  # the machine's speed in each process is read from this many unchanged launches at least
 
 
 @dataclass
@@ -43,6 +45,7 @@ def reasons(d: Diff, slower: float) -> tuple[list[Reason], list[str]]:
     n = processes(d.a), processes(d.b)
     graphs: dict[int, tuple[Growth, bool]] = {}
     launches: list[_Grown] = []
+    machine = _machine(d, n)
     for k, gm in enumerate(d.graphs):
         ga = d.a.graphs[gm.a] if gm.a is not None else None
         gb = d.b.graphs[gm.b] if gm.b is not None else None
@@ -62,7 +65,8 @@ def reasons(d: Diff, slower: float) -> tuple[list[Reason], list[str]]:
             found.append(Reason("lost fusion", gb.id, " + ".join(_name(x) for x in lb),
                                 f"one launch in the baseline ({_name(la[0])}) is {len(lb)} now",
                                 _where(gb, lb[0])))
-        if group.relation in PAIRED and not notes and (grown := _launch_time(ga, gb, la, lb, n, slower)):
+        if group.relation in PAIRED and not notes and (grown := _launch_time(ga, gb, la, lb, n, slower,
+                                                                                         machine)):
             grown.graph = group.graph
             launches.append(grown)
         if group.relation in ("same", "changed") and len(la) == len(lb) == 1:
@@ -172,25 +176,54 @@ def _as_run_compared(ga: Graph, gb: Graph) -> bool:
     return ga.as_run.unit != "gpu" or waits_on_cpu(ga.as_run) or waits_on_cpu(gb.as_run)
 
 
-def _launch_time(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch], n: tuple[int, int],
-                 slower: float) -> _Grown | None:
-    """A group's in-graph time on a GPU (device time); on the CPU its kernels' times alone: a CPU launch's in-graph
-    time is a mean over runs (launches add up to the graph's busy time), so the other processes of a loaded
-    machine land in it (a mean may double between two captures of one step), while a kernel
+def _launch_time(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch], n: tuple[int, int], slower: float,
+                 machine: float) -> _Grown | None:
+    """A group's time against the baseline's, at the baseline's machine speed (``machine``: :func:`_machine`); None
+    where it did not grow beyond the threshold."""
+    timed = _timed(ga, gb, la, lb, n)
+    if timed is None:
+        return None
+    a, b = timed
+    growth = Growth(a, b.scaled(1 / machine), slower)
+    if not growth.grew:
+        return None
+    how = "alone" if a.unit == "cpu" else "in the graph"
+    if abs(machine - 1) >= 0.01:
+        how += (f" ({units.ms_sig(b.ms)} ms as measured; every unchanged launch ran "
+                f"{units.change(100 * (machine - 1))} in this process, the machine's speed, taken out)")
+    return _Grown(Reason("launch time", gb.id, " + ".join(_name(x) for x in lb), f"{how}: {growth.text()}",
+                         _where(gb, lb[0])), growth)
+
+
+def _timed(ga: Graph, gb: Graph, la: list[Launch], lb: list[Launch], n: tuple[int, int]) -> tuple[Timed, Timed] | None:
+    """A group's time on each side: on a GPU its in-graph time (device time); on the CPU its kernels' times alone:
+    a CPU launch's in-graph time is a mean over runs (launches add up to the graph's busy time), so the other
+    processes of a loaded machine land in it (a mean may double between two captures of one step), while a kernel
     alone is timed by its undisturbed runs. A CPU extern call, timed only in the graph, counts in the graph's time.
-    None where it did not grow beyond the threshold."""
+    None where a side has no such time."""
     if any(x.timing is None for x in la + lb) or {x.timing.unit for x in la} != {x.timing.unit for x in lb}:
         return None
     cpu = la[0].timing.unit == "cpu"
     a, b = (_kernels_time(ga, la, n[0]), _kernels_time(gb, lb, n[1])) if cpu else \
         (_launches_time(la, n[0]), _launches_time(lb, n[1]))
-    if a is None or b is None:
-        return None
-    growth = Growth(a, b, slower)
-    if not growth.grew:
-        return None
-    return _Grown(Reason("launch time", gb.id, " + ".join(_name(x) for x in lb),
-                         f"{'alone' if cpu else 'in the graph'}: {growth.text()}", _where(gb, lb[0])), growth)
+    return None if a is None or b is None or a.ms <= 0 else (a, b)
+
+
+def _machine(d: Diff, n: tuple[int, int]) -> float:
+    """How much slower the current side's processes ran every launch than the baseline's: the median ratio of the
+    unchanged launches' times (1 where fewer than ``MACHINE_LAUNCHES`` are timed on both sides). A loaded machine
+    slows every launch of a process alike (measured on a shared 2-core CPU: an unchanged kernel +22% alone, beside
+    its graph's others); a change of code slows its own launches, which stand out from that median."""
+    ratios = []
+    for group in d.groups:
+        if group.relation != "same" or len(group.a) != 1 or len(group.b) != 1:
+            continue
+        ga, gb = d.graph_pair(group)
+        timed = None if ga is None or gb is None else _timed(ga, gb, [ga.launches[group.a[0]]],
+                                                            [gb.launches[group.b[0]]], n)
+        if timed is not None:
+            ratios.append(timed[1].ms / timed[0].ms)
+    return statistics.median(ratios) if len(ratios) >= MACHINE_LAUNCHES else 1.0
 
 
 def _launches_time(launches: list[Launch], n: int) -> Timed | None:
