@@ -332,6 +332,10 @@ def _cudagraph(graph: Graph, inst: Instrumented, timer: GpuTimer, make_args: Cal
 
 
 def _as_run(graph: Graph, inst: Instrumented, timer: Any, make_args: Callable[[], list]) -> None:
+    """``Graph.as_run``; a graph run as CUDA graphs has none (its replay is ``cudagraph_ms``), but one whose CUDA
+    graph reduce-overhead skipped runs its partitions eagerly, and is timed so."""
+    if inst.partitions and not any(event.kind == "skip" for event in graph.cudagraphs):
+        return
     try:
         asrun.measure(graph, inst.plain, make_args, timer)
     except RuntimeError as exc:

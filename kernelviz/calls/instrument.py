@@ -49,7 +49,7 @@ class Instrumented:
     set_hook: Callable[[Hook | None], None] = lambda hook: None
     set_skip: Callable[[set[int]], None] = lambda indices: None
     partitions: list[Callable[[list], Any]] = field(default_factory=list)
-    plain: Callable[[list], Any] | None = None  # the module's own call(), without instruments (no partitions)
+    plain: Callable[[list], Any] | None = None  # the module's own call(), without instruments (over its own partitions)
     ranged: bool = False  # a C++ wrapper: the launches' named ranges are in its code, no hook reaches a launch
 
 
@@ -121,8 +121,22 @@ def instrument(graph: Graph, namespace: dict[str, Any]) -> Instrumented:
     else:
         call = fn
     return Instrumented(call=call, recorded=recorded, kernels=kernels, set_range=set_range, set_hook=set_hook,
-                        set_skip=set_skip, partitions=partitions,
-                        plain=None if partitions else namespace.get("call"))
+                        set_skip=set_skip, partitions=partitions, plain=_plain(namespace, len(partitions)))
+
+
+def _plain(namespace: dict[str, Any], count: int) -> Callable[[list], Any] | None:
+    """The module's own ``call()`` without instruments; where it runs ``count`` partitions, over the module's own
+    ``partition_N`` functions, eagerly (as reduce-overhead runs a graph whose CUDA graph it skipped), never over a
+    live runner's CUDA-graph trees."""
+    call = namespace.get("call")
+    if not callable(call) or not count:
+        return call if callable(call) else None
+    own = [namespace.get(f"partition_{i}") for i in range(count)]
+    fn, runner = getattr(call, "__func__", None), getattr(call, "__self__", None)
+    if fn is None or runner is None or not all(callable(p) for p in own):
+        return None
+    eager = types.SimpleNamespace(**{**vars(runner), "partitions": own})
+    return lambda args: fn(eager, args)
 
 
 @contextlib.contextmanager
