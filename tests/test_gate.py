@@ -137,6 +137,23 @@ def test_a_plain_call_fails_only_where_its_launches_account_for_it():
     assert launch.check == "launch time"
 
 
+def test_a_launch_is_judged_at_the_baseline_machines_speed():
+    """A current process that ran every launch 20% slower (a loaded machine, other clocks) fails the graph's time,
+    never each launch alone; a launch 60% slower on that machine stands out of it, fails alone, and says so."""
+    cap = kernelviz.load(PAIRS / "gpt_2.json")
+    n = len(cap.graphs[0].launches)
+    base = _processes(cap, [[1.0] * n, [1.02] * n, [0.98] * n])
+    loaded = check(base, _processes(cap, [[1.2] * n]))
+    assert [r.check for r in loaded.reasons] == ["graph time"], loaded.lines()
+    assert "no launch timed alone or in the graph grew by 10% of it" in loaded.reasons[0].change
+    one = [1.2] * n
+    one[3] = 1.2 * 1.6
+    [launch] = [r for r in check(base, _processes(cap, [one])).reasons if r.check == "launch time"]
+    assert launch.launch.startswith("#3 ")
+    assert launch.change.startswith("in the graph (1.92 ms as measured; every unchanged launch ran +20.0% in this "
+                                    "process, the machine's speed, taken out): 1 → 1.6 ms (+60.0%; ")
+
+
 def test_added_launches_and_a_lost_fusion_fail_untimed_captures_too():
     verdict = check(*fixture_pair("gpt_2", "gpt_3"))
     added = [r for r in verdict.reasons if r.check == "added launches"]
