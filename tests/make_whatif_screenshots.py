@@ -24,7 +24,7 @@ from jupyterlab_support import jupyterlab
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "out" / "whatif-shots"
-LAYOUTS = (("default", 1000, True), ("wide", 1600, False))  # name, window width, file browser open
+LAYOUTS = (("default", 1000, True), ("w1000", 1180, False), ("wide", 1600, False))  # name, window width, browser open
 CELL = (f"import sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\nfrom whatif_capture import whatif_capture\n"
         "cap = whatif_capture()\ncap")
 
@@ -75,10 +75,11 @@ def main() -> None:
                 page.wait_for_function("window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
                                        timeout=60000)
                 command(page, "notebook:run-all-cells")
-            page.wait_for_selector(".kv-panel .kv-tab[data-tab='whatif']", timeout=300000)
+            page.wait_for_selector(".kv-panel .kv-tab[data-tab='whatif'] >> visible=true", timeout=300000)
             page.wait_for_timeout(2000)
-            panel = page.locator(".kv-panel", has=page.locator(".kv-tab[data-tab='whatif']"))
-            print(page.locator(".kv-panel").count(), "panels")
+            panel = page.locator(".kv-panel:visible", has=page.locator(".kv-tab[data-tab='whatif']"))
+            print(page.locator(".kv-panel").count(), "panels;", *page.locator(".kv-panel").evaluate_all(
+                "ps => ps.map(p => (p.offsetParent ? 'shown in ' : 'hidden in ') + p.parentElement.className)"))
             for theme in THEMES:
                 command(page, "apputils:change-theme", {"theme": theme})
                 page.wait_for_timeout(1500)
