@@ -302,6 +302,26 @@ def test_stages_read_in_the_background_are_waited_for_by_whatever_shows_or_keeps
             assert "made up" not in made  # the summary does not show stages, but waited for them all the same
 
 
+def test_a_captures_stages_are_read_only_once_something_waits_for_them(monkeypatch):
+    """The reading is Python in the user's process: it never runs beside the steps that follow the capture (a
+    launch-bound step ran 2.5 times slower beside it); whatever shows or saves the capture begins it."""
+    import kernelviz.ir as ir
+
+    read = []
+    original = ir._add_file_stages
+    monkeypatch.setattr(ir, "_add_file_stages", lambda job: read.append(job.kernel.name) or original(job))
+    torch._dynamo.reset()
+    model, x = zoo.make_mlp(), torch.randn(64, 32)
+    with torch.no_grad(), kernelviz.capture() as cap:
+        torch.compile(model)(x)
+    torch._dynamo.reset()
+    cpp = [k for k in cap.kernels if k.kind == "cpp"]
+    time.sleep(0.5)  # a reading begun at the exit would have begun by now
+    assert cpp and read == [] and cap.busy() == ["compiled stages"]
+    cap.wait_stages()
+    assert cap.busy() == [] and sorted(read) == sorted(k.name for k in cpp)
+
+
 def test_a_copy_or_pickle_of_a_capture_is_its_data_made_without_waiting():
     import pickle
 

@@ -3,7 +3,8 @@ line linked to the kernel source lines it comes from, with registers, spills, sh
 
 When a capture is built, ``stage_jobs(graph, compiled)`` takes what it needs from the live kernel objects
 and ``read_in_background`` reads the stages in a thread (the capture ends at once; what shows or saves it
-waits); what it finds is kept in ``Kernel.ir``, so a saved capture shows it without a GPU or CUDA's tools.
+waits, and a capture's reading begins only then); what it finds is kept in ``Kernel.ir``, so a saved capture shows
+it without a GPU or CUDA's tools.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ class StageReading:
     :meth:`paused` holds the reading back meanwhile (the timing does: its CPU figures stay the capture's own)."""
 
     def __init__(self, jobs: list[StageJob], held: bool = False) -> None:
-        self._go = threading.Event()  # ``held``: none begins before :meth:`start` (or :meth:`result`)
+        self._go = threading.Event()  # ``held``: none begins before :meth:`result`
         if not held:
             self._go.set()
         runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
@@ -171,22 +172,21 @@ class StageReading:
         finally:
             runner.shutdown(wait=False)
 
-    def start(self) -> None:
-        """Let a reading made ``held`` begin."""
-        self._go.set()
-
     def result(self) -> None:
         self._go.set()
         self._done.result()
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
-        """No kernel's texts begin to be read inside the block (those begun finish)."""
+        """No kernel's texts begin to be read inside the block (those begun finish); a reading not yet begun stays
+        so."""
+        begun = self._go.is_set()
         self._go.clear()
         try:
             yield
         finally:
-            self._go.set()
+            if begun:
+                self._go.set()
 
 
 def read_in_background(jobs: list[StageJob], held: bool = False) -> StageReading | None:
