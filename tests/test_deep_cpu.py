@@ -4,6 +4,7 @@ catch a wrong kernel; jiterator entries; the HIP view; stages in the payloads an
 import ast
 import copy
 import dataclasses
+import os
 import re
 import subprocess
 import sys
@@ -320,6 +321,21 @@ def test_a_captures_stages_are_read_only_once_something_waits_for_them(monkeypat
     assert cpp and read == [] and cap.busy() == ["compiled stages"]
     cap.wait_stages()
     assert cap.busy() == [] and sorted(read) == sorted(k.name for k in cpp)
+
+
+def test_a_process_whose_capture_was_never_shown_ends(tmp_path):
+    """Its stages, never waited for, are never read, and nothing of their reading holds the interpreter's exit (a
+    timed capture's once did: its reading's threads waited to be let go, and the exit waited for them)."""
+    script = ("import torch, kernelviz, zoo\n"
+              "model, x = zoo.make_mlp(), torch.randn(64, 32)\n"
+              "f = torch.compile(model)\n"
+              "for _ in range(2):\n"
+              "    with torch.no_grad(), kernelviz.capture(bench=True) as cap:\n"
+              "        f(x)\n"
+              "print(cap.busy())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=FIXTURES.parent, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0 and done.stdout.strip() == "['compiled stages']", done.stderr[-2000:]
 
 
 def test_a_copy_or_pickle_of_a_capture_is_its_data_made_without_waiting():

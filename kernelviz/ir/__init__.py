@@ -166,15 +166,26 @@ class StageReading:
         self._go = threading.Event()  # ``held``: none begins before :meth:`result`
         if not held:
             self._go.set()
-        runner = ThreadPoolExecutor(1, thread_name_prefix="kernelviz-stages")
+        self._done = threading.Event()
+        self._error: BaseException | None = None
+        threading.Thread(target=self._read, args=(jobs,), name="kernelviz-stages", daemon=True).start()
+
+    def _read(self, jobs: list[StageJob]) -> None:
+        """The reading, once let go: until then only this daemon thread waits, which never holds the interpreter's
+        exit (a process that ends without showing or saving its capture never reads its stages)."""
         try:
-            self._done: Future = runner.submit(read_jobs, jobs, self._go)
+            self._go.wait()
+            read_jobs(jobs, self._go)
+        except BaseException as exc:  # noqa: BLE001 - raised in whoever waits
+            self._error = exc
         finally:
-            runner.shutdown(wait=False)
+            self._done.set()
 
     def result(self) -> None:
         self._go.set()
-        self._done.result()
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
