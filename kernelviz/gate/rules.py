@@ -223,7 +223,8 @@ def _machine(d: Diff, n: tuple[int, int]) -> float:
                                                             [gb.launches[group.b[0]]], n)
         if timed is not None:
             ratios.append(timed[1].ms / timed[0].ms)
-    return statistics.median(ratios) if len(ratios) >= MACHINE_LAUNCHES else 1.0
+    speed = statistics.median(ratios) if len(ratios) >= MACHINE_LAUNCHES else 1.0
+    return speed if speed > 0 else 1.0  # launches timed at 0 ms say nothing of the machine
 
 
 def _launches_time(launches: list[Launch], n: int) -> Timed | None:
