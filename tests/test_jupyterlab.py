@@ -357,7 +357,7 @@ def test_panel_draws_without_the_extension(tmp_path):
     with jupyterlab(tmp_path, disabled=("kernelviz-labextension",)) as url, chromium_page() as page:
         _lab_ready(page, url)
         _command(page, "docmanager:open", {"path": "two.ipynb"})
-        page.wait_for_function("document.querySelectorAll('.kv-panel .kv-row').length >= 2", timeout=60000)
+        page.wait_for_function("document.querySelectorAll('.kv-panel .kv-row').length >= 2", timeout=120000)
         assert page.locator(".kv-panel").count() == 2 and page.locator(".kv-panel.kv-live").count() == 0
         assert page.locator(".jp-RenderedKernelviz").count() == 0  # the extension is off: ipywidgets draws them
         page.wait_for_function("window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel",
