@@ -129,8 +129,10 @@ def _plain(namespace: dict[str, Any], count: int) -> Callable[[list], Any] | Non
     ``partition_N`` functions, eagerly (as reduce-overhead runs a graph whose CUDA graph it skipped), never over a
     live runner's CUDA-graph trees."""
     call = namespace.get("call")
-    if not callable(call) or not count:
-        return call if callable(call) else None
+    if not callable(call):
+        return None
+    if not count:
+        return call
     own = [namespace.get(f"partition_{i}") for i in range(count)]
     fn, runner = getattr(call, "__func__", None), getattr(call, "__self__", None)
     if fn is None or runner is None or not all(callable(p) for p in own):
